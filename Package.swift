@@ -1,0 +1,31 @@
+// swift-tools-version:6.0
+import PackageDescription
+
+let package = Package(
+    name: "AuralKit",
+    platforms: [.macOS(.v14)],
+    products: [
+        .library(name: "AuralKit", targets: ["AuralKit"]),
+        .library(name: "AuralWhisper", targets: ["AuralWhisper"]),
+        .library(name: "AuralAudio", targets: ["AuralAudio"]),
+        .executable(name: "aural", targets: ["aural"]),
+    ],
+    targets: [
+        .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
+        .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libswresample", providers: [.apt(["libswresample-dev", "libavutil-dev"])]),
+        .target(
+            name: "AuralWhisper",
+            dependencies: ["CBLAS", "CZlib"],
+            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+        ),
+        .target(name: "AuralAudio", dependencies: ["CFFmpeg"]),
+        .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio"]),
+        .executableTarget(name: "aural", dependencies: ["AuralKit"]),
+        .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper"]),
+        .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio"]),
+        .testTarget(name: "AuralKitTests", dependencies: ["AuralKit"]),
+        .testTarget(name: "AuralCLITests", dependencies: ["AuralKit"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,37 @@
+/// Scaled dot-product attention over strided views of fused projections, one head at a time.
+enum Attention {
+    /// For each head h: output[:, h·dh ..< (h+1)·dh] = softmax(Q_h·K_hᵀ / √dh) · V_h.
+    ///
+    /// - Parameters:
+    ///   - causalOffset: when set, query i sits at absolute position `causalOffset + i` and sees keys up to it.
+    ///   - scores: scratch of at least queryCount × keyCount Floats.
+    ///   - capture: called per head with the softmax weights [queryCount × keyCount] (for alignment heads).
+    static func multiHead(
+        queries: UnsafePointer<Float>, queryStride: Int,
+        keys: UnsafePointer<Float>, values: UnsafePointer<Float>, keyStride: Int,
+        queryCount: Int, keyCount: Int, heads: Int, headWidth: Int, causalOffset: Int?,
+        scores: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>, outputStride: Int,
+        capture: ((_ head: Int, _ weights: UnsafePointer<Float>) -> Void)? = nil
+    ) {
+        let scale = 1 / Float(headWidth).squareRoot()
+        for h in 0..<heads {
+            let offset = h * headWidth
+            BLAS.gemm(
+                m: queryCount, n: keyCount, k: headWidth, a: queries + offset, lda: queryStride,
+                b: keys + offset, ldb: keyStride, transposeB: true, c: scores, ldc: keyCount)
+            if let causalOffset {
+                for i in 0..<queryCount {
+                    let visible = causalOffset + i + 1
+                    if visible < keyCount {
+                        (scores + i * keyCount + visible).update(repeating: -.infinity, count: keyCount - visible)
+                    }
+                }
+            }
+            Kernels.softmaxRows(scores, rows: queryCount, cols: keyCount, stride: keyCount, scale: scale)
+            capture?(h, scores)
+            BLAS.gemm(
+                m: queryCount, n: headWidth, k: keyCount, a: scores, lda: keyCount,
+                b: values + offset, ldb: keyStride, transposeB: false, c: output + offset, ldc: outputStride)
+        }
+    }
+}

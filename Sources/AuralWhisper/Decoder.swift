@@ -1,0 +1,222 @@
+/// The text decoder's weights: token and learned position embeddings, pre-norm layers with self-attention,
+/// cross-attention over the audio, and a feed-forward block. The output projection is the embedding (tied).
+struct DecoderWeights: Sendable {
+    struct Layer: Sendable {
+        let selfNorm: LayerNorm
+        /// Fused Q, K, V projection [3d, d].
+        let selfQKV: Linear
+        let selfOut: Linear
+        let crossNorm: LayerNorm
+        let crossQuery: Linear
+        /// Fused K, V projection of the encoder output [2d, d].
+        let crossKV: Linear
+        let crossOut: Linear
+        let ffnNorm: LayerNorm
+        let ffnIn: Linear
+        let ffnOut: Linear
+    }
+
+    /// [vocabulary × d]; also the output projection.
+    let embeddings: Tensor
+    /// [textContext × d] learned positions.
+    let positions: Tensor
+    let layers: [Layer]
+    let finalNorm: LayerNorm
+    let width: Int
+    let heads: Int
+    let vocabularySize: Int
+    let textContext: Int
+
+    init(_ file: ModelFile, width: Int, heads: Int) throws {
+        self.width = width
+        self.heads = heads
+        let embeddingShape = try file.shape("decoder/embeddings/weight")
+        vocabularySize = embeddingShape[0]
+        guard embeddingShape == [vocabularySize, width] else {
+            throw WhisperModelError.corruptModel(path: file.path, reason: "decoder embeddings have shape \(embeddingShape)")
+        }
+        embeddings = Tensor(try file.floats("decoder/embeddings/weight"))
+        let positionShape = try file.shape("decoder/position_encodings/encodings")
+        textContext = positionShape[0]
+        positions = Tensor(try file.floats("decoder/position_encodings/encodings", shape: [textContext, width]))
+        var layers: [Layer] = []
+        while file.contains("decoder/layer_\(layers.count)/self_attention/linear_0/weight") {
+            let p = "decoder/layer_\(layers.count)"
+            layers.append(Layer(
+                selfNorm: try LayerNorm(file, p + "/self_attention/layer_norm", size: width),
+                selfQKV: try Linear(file, p + "/self_attention/linear_0"),
+                selfOut: try Linear(file, p + "/self_attention/linear_1"),
+                crossNorm: try LayerNorm(file, p + "/attention/layer_norm", size: width),
+                crossQuery: try Linear(file, p + "/attention/linear_0"),
+                crossKV: try Linear(file, p + "/attention/linear_1"),
+                crossOut: try Linear(file, p + "/attention/linear_2"),
+                ffnNorm: try LayerNorm(file, p + "/ffn/layer_norm", size: width),
+                ffnIn: try Linear(file, p + "/ffn/linear_0"),
+                ffnOut: try Linear(file, p + "/ffn/linear_1")))
+        }
+        guard !layers.isEmpty else {
+            throw WhisperModelError.corruptModel(path: file.path, reason: "the decoder has no layers")
+        }
+        self.layers = layers
+        finalNorm = try LayerNorm(file, "decoder/layer_norm", size: width)
+    }
+}
+
+/// One window's decoding state: the cross-attention keys and values of its audio (computed once) and the
+/// self-attention cache of each beam. Owned by a single decode; never shared.
+final class DecoderState {
+    let weights: DecoderWeights
+    /// Encoder positions in this window.
+    let audioLength: Int
+    private let crossKeys: [Tensor]
+    private let crossValues: [Tensor]
+    private var selfKeys: [Tensor]
+    private var selfValues: [Tensor]
+    /// Beams whose caches are live.
+    private(set) var beamCount = 1
+    private var beamCapacity: Int
+    /// Tokens held in each beam's cache.
+    private(set) var length = 0
+
+    /// Projects the encoder output [audioLength × d] to every layer's cross-attention keys and values.
+    init(weights: DecoderWeights, encoderOutput: Tensor, audioLength: Int, beamCapacity: Int = 1) {
+        self.weights = weights
+        self.audioLength = audioLength
+        self.beamCapacity = max(1, beamCapacity)
+        let d = weights.width
+        var keys: [Tensor] = []
+        var values: [Tensor] = []
+        for layer in weights.layers {
+            let k = Tensor(count: audioLength * d)
+            let v = Tensor(count: audioLength * d)
+            layer.crossKV.apply(encoderOutput.pointer, rows: audioLength, outputs: 0..<d, into: k.pointer)
+            layer.crossKV.apply(encoderOutput.pointer, rows: audioLength, outputs: d..<(2 * d), into: v.pointer)
+            keys.append(k)
+            values.append(v)
+        }
+        crossKeys = keys
+        crossValues = values
+        let cacheSize = self.beamCapacity * weights.textContext * d
+        selfKeys = weights.layers.map { _ in Tensor(count: cacheSize) }
+        selfValues = weights.layers.map { _ in Tensor(count: cacheSize) }
+    }
+
+    /// Forgets every token (the cross-attention stays), so the same audio can be decoded again.
+    func reset() {
+        length = 0
+        beamCount = 1
+    }
+
+    /// Makes beam i a copy of beam `sources[i]`; the beam count becomes `sources.count`.
+    func reorder(_ sources: [Int]) {
+        let d = weights.width
+        let stride = weights.textContext * d
+        if sources.count > beamCapacity {
+            let newCapacity = sources.count
+            for l in selfKeys.indices {
+                let k = Tensor(count: newCapacity * stride)
+                let v = Tensor(count: newCapacity * stride)
+                k.pointer.update(from: selfKeys[l].pointer, count: beamCapacity * stride)
+                v.pointer.update(from: selfValues[l].pointer, count: beamCapacity * stride)
+                selfKeys[l] = k
+                selfValues[l] = v
+            }
+            beamCapacity = newCapacity
+        }
+        if sources == Array(0..<beamCount) && sources.count == beamCount { return }
+        let used = length * d
+        for l in selfKeys.indices {
+            for cache in [selfKeys[l], selfValues[l]] {
+                let copy = Tensor(count: beamCount * used)
+                for b in 0..<beamCount { (copy.pointer + b * used).update(from: cache.pointer + b * stride, count: used) }
+                for (i, source) in sources.enumerated() {
+                    (cache.pointer + i * stride).update(from: copy.pointer + source * used, count: used)
+                }
+            }
+        }
+        beamCount = sources.count
+    }
+
+    /// Feeds `tokens[b]` (the same count for every beam) at the next positions and returns the final-norm hidden
+    /// states [beamCount·n × d]. `captureCrossAttention` receives (layer, head, weights [beamCount·n × audioLength]).
+    func forward(
+        _ tokens: [[Int]],
+        captureCrossAttention: ((_ layer: Int, _ head: Int, _ weights: UnsafePointer<Float>) -> Void)? = nil
+    ) -> Tensor {
+        precondition(tokens.count == beamCount, "one token list per beam")
+        let n = tokens[0].count
+        let rows = beamCount * n
+        let d = weights.width
+        let stride = weights.textContext * d
+        precondition(length + n <= weights.textContext, "the decoder holds at most \(weights.textContext) tokens")
+        let x = Tensor(count: rows * d)
+        for (b, beamTokens) in tokens.enumerated() {
+            for (i, token) in beamTokens.enumerated() {
+                let row = x.pointer + (b * n + i) * d
+                let embedding = weights.embeddings.pointer + token * d
+                let position = weights.positions.pointer + (length + i) * d
+                for c in 0..<d { row[c] = embedding[c] + position[c] }
+            }
+        }
+        let normed = Tensor(count: rows * d)
+        let qkv = Tensor(count: rows * 3 * d)
+        let attention = Tensor(count: rows * d)
+        let ffnWidth = weights.layers[0].ffnIn.outFeatures
+        let ffn = Tensor(count: rows * ffnWidth)
+        let scores = Tensor(count: max(n * (length + n), rows * audioLength))
+        let headWidth = d / weights.heads
+        for (l, layer) in weights.layers.enumerated() {
+            layer.selfNorm.apply(x.pointer, rows: rows, into: normed.pointer)
+            layer.selfQKV.apply(normed.pointer, rows: rows, into: qkv.pointer)
+            for b in 0..<beamCount {
+                for i in 0..<n {
+                    let source = qkv.pointer + (b * n + i) * 3 * d
+                    let target = b * stride + (length + i) * d
+                    (selfKeys[l].pointer + target).update(from: source + d, count: d)
+                    (selfValues[l].pointer + target).update(from: source + 2 * d, count: d)
+                }
+                Attention.multiHead(
+                    queries: qkv.pointer + b * n * 3 * d, queryStride: 3 * d,
+                    keys: selfKeys[l].pointer + b * stride, values: selfValues[l].pointer + b * stride, keyStride: d,
+                    queryCount: n, keyCount: length + n, heads: weights.heads, headWidth: headWidth,
+                    causalOffset: length, scores: scores.pointer, output: attention.pointer + b * n * d, outputStride: d)
+            }
+            layer.selfOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
+
+            layer.crossNorm.apply(x.pointer, rows: rows, into: normed.pointer)
+            layer.crossQuery.apply(normed.pointer, rows: rows, into: qkv.pointer)
+            Attention.multiHead(
+                queries: qkv.pointer, queryStride: d, keys: crossKeys[l].pointer, values: crossValues[l].pointer,
+                keyStride: d, queryCount: rows, keyCount: audioLength, heads: weights.heads, headWidth: headWidth,
+                causalOffset: nil, scores: scores.pointer, output: attention.pointer, outputStride: d,
+                capture: captureCrossAttention.map { capture in { head, w in capture(l, head, w) } })
+            layer.crossOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
+
+            layer.ffnNorm.apply(x.pointer, rows: rows, into: normed.pointer)
+            layer.ffnIn.apply(normed.pointer, rows: rows, into: ffn.pointer)
+            Kernels.gelu(ffn.pointer, count: rows * ffnWidth)
+            layer.ffnOut.apply(ffn.pointer, rows: rows, into: x.pointer, accumulate: true)
+        }
+        length += n
+        let out = Tensor(count: rows * d)
+        weights.finalNorm.apply(x.pointer, rows: rows, into: out.pointer)
+        return out
+    }
+
+    /// Logits [rows.count × vocabulary] of the given rows of `hidden` (hidden · Eᵀ).
+    func logits(_ hidden: Tensor, rows: [Int]) -> Tensor {
+        let d = weights.width
+        let v = weights.vocabularySize
+        let gathered = Tensor(count: rows.count * d)
+        for (i, r) in rows.enumerated() { (gathered.pointer + i * d).update(from: hidden.pointer + r * d, count: d) }
+        let out = Tensor(count: rows.count * v)
+        if rows.count == 1 {
+            BLAS.gemv(m: v, n: d, a: weights.embeddings.pointer, lda: d, x: gathered.pointer, y: out.pointer)
+            return out
+        }
+        BLAS.gemm(
+            m: rows.count, n: v, k: d, a: gathered.pointer, lda: d, b: weights.embeddings.pointer, ldb: d,
+            transposeB: true, c: out.pointer, ldc: v)
+        return out
+    }
+}

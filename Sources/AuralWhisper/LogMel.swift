@@ -1,0 +1,168 @@
+import Foundation
+
+/// Whisper's log-mel front end: 25 ms periodic-Hann frames every 10 ms, power spectrum, Slaney mel filters,
+/// log10 with a floor 8 (log10 units) below the maximum, scaled to about −1…1.
+///
+/// Follows faster-whisper's `FeatureExtractor` (160 samples of zero padding, the floor taken over the whole input),
+/// which matches `openai/whisper:whisper/audio.py log_mel_spectrogram` up to that padding. The DFT is a matrix product
+/// (400 × 402 cos/sin basis with the window folded in), so it runs on the same BLAS as the network.
+struct LogMel: Sendable {
+    static let sampleRate = 16_000
+    static let fftSize = 400
+    static let hopLength = 160
+    static let bins = fftSize / 2 + 1
+    /// Frames in one 30-second window.
+    static let windowFrames = 3000
+
+    let melCount: Int
+    /// [melCount × 201] Slaney filterbank, row-major.
+    private let filters: [Float]
+    /// [400 × 402]: windowed cos in columns 0…200, windowed sin in 201…401.
+    private let basis: [Float]
+
+    init(melCount: Int) {
+        self.melCount = melCount
+        filters = LogMel.melFilters(melCount: melCount)
+        var basis = [Float](repeating: 0, count: LogMel.fftSize * 2 * LogMel.bins)
+        for n in 0..<LogMel.fftSize {
+            let window = 0.5 - 0.5 * cos(2 * Double.pi * Double(n) / Double(LogMel.fftSize))
+            for k in 0..<LogMel.bins {
+                let angle = 2 * Double.pi * Double((n * k) % LogMel.fftSize) / Double(LogMel.fftSize)
+                basis[n * 2 * LogMel.bins + k] = Float(window * cos(angle))
+                basis[n * 2 * LogMel.bins + LogMel.bins + k] = Float(-window * sin(angle))
+            }
+        }
+        self.basis = basis
+    }
+
+    /// The log-mel spectrogram of 16 kHz mono samples after appending `padding` zeros:
+    /// [melCount × frames] row-major with frames = (samples + padding) / 160, rounded down.
+    func spectrogram(_ samples: [Float], padding: Int = hopLength) -> MelSpectrogram {
+        let length = samples.count + padding
+        let frames = length / LogMel.hopLength
+        guard frames > 0 else { return MelSpectrogram(melCount: melCount, frames: 0, values: []) }
+        var out = [Float](repeating: 0, count: melCount * frames)
+        let chunk = 1000
+        let stride2 = 2 * LogMel.bins
+        var frameBuffer = [Float](repeating: 0, count: chunk * LogMel.fftSize)
+        var spectrum = [Float](repeating: 0, count: chunk * stride2)
+        var power = [Float](repeating: 0, count: chunk * LogMel.bins)
+        let half = LogMel.fftSize / 2
+
+        // The reflect-padded signal of `length` samples (zeros after the audio), read by index.
+        func sample(_ index: Int) -> Float {
+            var i = index - half
+            if length == 1 { return samples.isEmpty ? 0 : samples[0] }
+            let period = 2 * (length - 1)
+            i = ((i % period) + period) % period
+            if i >= length { i = period - i }
+            return i < samples.count ? samples[i] : 0
+        }
+
+        samples.withUnsafeBufferPointer { _ in
+            var start = 0
+            while start < frames {
+                let count = min(chunk, frames - start)
+                frameBuffer.withUnsafeMutableBufferPointer { fb in
+                    for f in 0..<count {
+                        let first = (start + f) * LogMel.hopLength
+                        let row = fb.baseAddress! + f * LogMel.fftSize
+                        if first >= half && first - half + LogMel.fftSize <= samples.count {
+                            samples.withUnsafeBufferPointer { s in
+                                row.update(from: s.baseAddress! + first - half, count: LogMel.fftSize)
+                            }
+                        } else {
+                            for n in 0..<LogMel.fftSize { row[n] = sample(first + n) }
+                        }
+                    }
+                }
+                frameBuffer.withUnsafeBufferPointer { fb in
+                    basis.withUnsafeBufferPointer { b in
+                        spectrum.withUnsafeMutableBufferPointer { sp in
+                            BLAS.gemm(
+                                m: count, n: stride2, k: LogMel.fftSize, a: fb.baseAddress!, lda: LogMel.fftSize,
+                                b: b.baseAddress!, ldb: stride2, transposeB: false, c: sp.baseAddress!, ldc: stride2)
+                        }
+                    }
+                }
+                for f in 0..<count {
+                    for k in 0..<LogMel.bins {
+                        let re = spectrum[f * stride2 + k]
+                        let im = spectrum[f * stride2 + LogMel.bins + k]
+                        power[f * LogMel.bins + k] = re * re + im * im
+                    }
+                }
+                power.withUnsafeBufferPointer { p in
+                    filters.withUnsafeBufferPointer { fl in
+                        out.withUnsafeMutableBufferPointer { o in
+                            BLAS.gemm(
+                                m: melCount, n: count, k: LogMel.bins, a: fl.baseAddress!, lda: LogMel.bins,
+                                b: p.baseAddress!, ldb: LogMel.bins, transposeB: true, c: o.baseAddress! + start, ldc: frames)
+                        }
+                    }
+                }
+                start += count
+            }
+        }
+        var maxValue = -Float.infinity
+        for i in out.indices {
+            let v = log10f(max(out[i], 1e-10))
+            out[i] = v
+            if v > maxValue { maxValue = v }
+        }
+        let floor = maxValue - 8
+        for i in out.indices { out[i] = (max(out[i], floor) + 4) / 4 }
+        return MelSpectrogram(melCount: melCount, frames: frames, values: out)
+    }
+
+    /// `librosa.filters.mel(sr: 16000, n_fft: 400, n_mels:)` with Slaney scale and area normalisation.
+    static func melFilters(melCount: Int) -> [Float] {
+        func hzToMel(_ f: Double) -> Double {
+            let minLogHz = 1000.0, fSp = 200.0 / 3
+            if f < minLogHz { return f / fSp }
+            return minLogHz / fSp + log(f / minLogHz) / (log(6.4) / 27)
+        }
+        func melToHz(_ m: Double) -> Double {
+            let minLogHz = 1000.0, fSp = 200.0 / 3, minLogMel = minLogHz / fSp
+            if m < minLogMel { return fSp * m }
+            return minLogHz * exp((log(6.4) / 27) * (m - minLogMel))
+        }
+        let maxMel = hzToMel(8000)
+        let points = (0..<(melCount + 2)).map { melToHz(maxMel * Double($0) / Double(melCount + 1)) }
+        var weights = [Float](repeating: 0, count: melCount * bins)
+        for m in 0..<melCount {
+            let lowerWidth = points[m + 1] - points[m]
+            let upperWidth = points[m + 2] - points[m + 1]
+            let norm = 2 / (points[m + 2] - points[m])
+            for k in 0..<bins {
+                let f = Double(k) * Double(sampleRate) / Double(fftSize)
+                let lower = (f - points[m]) / lowerWidth
+                let upper = (points[m + 2] - f) / upperWidth
+                weights[m * bins + k] = Float(max(0, min(lower, upper)) * norm)
+            }
+        }
+        return weights
+    }
+}
+
+/// A log-mel spectrogram, [melCount × frames] row-major (100 frames per second).
+struct MelSpectrogram: Sendable {
+    let melCount: Int
+    let frames: Int
+    let values: [Float]
+
+    /// Frames `start ..< start + count` as a [melCount × 3000] window, zero-padded on the right (`pad_or_trim`).
+    func window(start: Int, count: Int, width: Int = LogMel.windowFrames) -> [Float] {
+        var out = [Float](repeating: 0, count: melCount * width)
+        let n = max(0, min(count, frames - start, width))
+        guard n > 0 else { return out }
+        values.withUnsafeBufferPointer { v in
+            out.withUnsafeMutableBufferPointer { o in
+                for m in 0..<melCount {
+                    (o.baseAddress! + m * width).update(from: v.baseAddress! + m * frames + start, count: n)
+                }
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,223 @@
+import Foundation
+
+/// Reads a CTranslate2 `model.bin` (binary version 4 to 6): named tensors, converted to Float at load.
+///
+/// Layout (little-endian, no alignment): version, spec name and revision, the variables (name, rank, dims,
+/// dtype, byte count, payload), then aliases. See `whisper-engine.md` §1.
+struct ModelFile {
+    /// A tensor's element type as CTranslate2 stores it.
+    enum DataType: UInt8 {
+        case float32 = 0, int8 = 1, int16 = 2, int32 = 3, float16 = 4, bfloat16 = 5
+
+        var size: Int {
+            switch self {
+            case .float32, .int32: 4
+            case .int8: 1
+            case .int16, .float16, .bfloat16: 2
+            }
+        }
+    }
+
+    /// One stored variable: its shape, type and where its bytes are in the file.
+    struct Variable {
+        var shape: [Int]
+        var dataType: DataType
+        var range: Range<Int>
+    }
+
+    let path: String
+    let specName: String
+    private let data: Data
+    private(set) var variables: [String: Variable] = [:]
+
+    /// Parses the file's index; payloads are converted when asked for.
+    init(url: URL) throws {
+        path = url.path
+        guard FileManager.default.fileExists(atPath: url.path) else { throw WhisperModelError.missingFile(path: url.path) }
+        do {
+            data = try Data(contentsOf: url, options: .alwaysMapped)
+        } catch {
+            throw WhisperModelError.unreadableFile(path: url.path, reason: error.localizedDescription)
+        }
+        var reader = ByteReader(data: data, path: url.path)
+        let version = try reader.u32()
+        guard (4...6).contains(version) else {
+            throw WhisperModelError.corruptModel(
+                path: url.path, reason: "binary version \(version) is not a CTranslate2 model version this reader knows (4 to 6)")
+        }
+        specName = try reader.string()
+        _ = try reader.u32()  // spec revision
+        let count = try reader.u32()
+        guard count < 100_000 else {
+            throw WhisperModelError.corruptModel(path: url.path, reason: "implausible variable count \(count)")
+        }
+        for _ in 0..<count {
+            let name = try reader.string()
+            let rank = Int(try reader.u8())
+            var shape: [Int] = []
+            for _ in 0..<rank { shape.append(Int(try reader.u32())) }
+            let typeID = try reader.u8()
+            guard let type = DataType(rawValue: typeID) else {
+                throw WhisperModelError.corruptModel(path: url.path, reason: "variable \(name) has unknown type id \(typeID)")
+            }
+            let byteCount = Int(try reader.u32())
+            let elements = shape.reduce(1, *)
+            guard byteCount == elements * type.size else {
+                throw WhisperModelError.corruptModel(
+                    path: url.path, reason: "variable \(name) declares \(byteCount) bytes for \(elements) elements")
+            }
+            let start = reader.offset
+            try reader.skip(byteCount)
+            variables[name] = Variable(shape: shape, dataType: type, range: start..<(start + byteCount))
+        }
+        let aliasCount = try reader.u32()
+        for _ in 0..<aliasCount {
+            let alias = try reader.string()
+            let target = try reader.string()
+            guard let variable = variables[target] else {
+                throw WhisperModelError.corruptModel(path: url.path, reason: "alias \(alias) names missing variable \(target)")
+            }
+            variables[alias] = variable
+        }
+        guard reader.offset == data.count else {
+            throw WhisperModelError.corruptModel(path: url.path, reason: "\(data.count - reader.offset) unexpected bytes after the last variable")
+        }
+    }
+
+    /// The shape of a variable, or an error naming it when absent.
+    func shape(_ name: String) throws -> [Int] {
+        try variable(name).shape
+    }
+
+    /// Whether the file holds a variable of that name.
+    func contains(_ name: String) -> Bool { variables[name] != nil }
+
+    /// A floating-point variable as Float32 values, row-major; checks the expected shape when given.
+    /// Integer-typed (quantized) weights are refused with `unsupportedModel`.
+    func floats(_ name: String, shape expected: [Int]? = nil) throws -> [Float] {
+        let v = try variable(name)
+        if let expected, expected != v.shape {
+            throw WhisperModelError.corruptModel(path: path, reason: "variable \(name) has shape \(v.shape), expected \(expected)")
+        }
+        let type = v.dataType
+        guard type == .float32 || type == .float16 || type == .bfloat16 else {
+            throw WhisperModelError.unsupportedModel(
+                path: path,
+                reason: "variable \(name) is stored as \(type) (a quantized conversion); this engine runs float16, float32 and bfloat16 models")
+        }
+        let count = v.shape.reduce(1, *)
+        return data.withUnsafeBytes { raw -> [Float] in
+            let base = raw.baseAddress!.advanced(by: v.range.lowerBound)
+            return [Float](unsafeUninitializedCapacity: count) { out, initialized in
+                switch type {
+                case .float16:
+                    for i in 0..<count {
+                        out[i] = Self.halfToFloat(base.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
+                    }
+                case .bfloat16:
+                    for i in 0..<count {
+                        out[i] = Float(bitPattern: UInt32(base.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)) << 16)
+                    }
+                default:
+                    for i in 0..<count {
+                        out[i] = Float(bitPattern: base.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))
+                    }
+                }
+                initialized = count
+            }
+        }
+    }
+
+    /// IEEE binary16 to binary32 with integer operations only (exact for every value, subnormals included).
+    @inline(__always)
+    static func halfToFloat(_ h: UInt16) -> Float {
+        let sign = UInt32(h & 0x8000) << 16
+        let exponent = UInt32(h >> 10) & 0x1F
+        let mantissa = UInt32(h & 0x3FF)
+        if exponent == 0x1F { return Float(bitPattern: sign | 0x7F80_0000 | (mantissa << 13)) }
+        if exponent == 0 {
+            // Zero or subnormal: mantissa · 2^-24.
+            let magnitude = Float(mantissa) * 5.9604644775390625e-8
+            return Float(bitPattern: sign | magnitude.bitPattern)
+        }
+        return Float(bitPattern: sign | ((exponent + 112) << 23) | (mantissa << 13))
+    }
+
+    /// An integer scalar (flags and head counts are stored as int8/int16/int32).
+    func integer(_ name: String) throws -> Int {
+        let v = try variable(name)
+        return data.withUnsafeBytes { raw -> Int in
+            let base = raw.baseAddress!.advanced(by: v.range.lowerBound)
+            switch v.dataType {
+            case .int8: return Int(base.load(as: Int8.self))
+            case .int16: return Int(base.loadUnaligned(as: Int16.self))
+            case .int32: return Int(base.loadUnaligned(as: Int32.self))
+            case .float32: return Int(Float(bitPattern: base.loadUnaligned(as: UInt32.self)))
+            case .float16: return Int(Float(Float16(bitPattern: base.loadUnaligned(as: UInt16.self))))
+            case .bfloat16: return Int(Float(bitPattern: UInt32(base.loadUnaligned(as: UInt16.self)) << 16))
+            }
+        }
+    }
+
+    private func variable(_ name: String) throws -> Variable {
+        guard let v = variables[name] else {
+            throw WhisperModelError.corruptModel(path: path, reason: "variable \(name) is missing")
+        }
+        return v
+    }
+}
+
+/// Sequential little-endian reads with bounds checks that report truncation.
+private struct ByteReader {
+    let data: Data
+    let path: String
+    var offset = 0
+
+    init(data: Data, path: String) {
+        self.data = data
+        self.path = path
+    }
+
+    private func need(_ n: Int) throws {
+        guard n >= 0, offset + n <= data.count else {
+            throw WhisperModelError.corruptModel(
+                path: path, reason: "the file ends at byte \(data.count) while \(n) more bytes were expected at \(offset) (truncated?)")
+        }
+    }
+
+    mutating func skip(_ n: Int) throws {
+        try need(n)
+        offset += n
+    }
+
+    mutating func u8() throws -> UInt8 {
+        try need(1)
+        defer { offset += 1 }
+        return data.withUnsafeBytes { $0.load(fromByteOffset: offset, as: UInt8.self) }
+    }
+
+    mutating func u16() throws -> UInt16 {
+        try need(2)
+        defer { offset += 2 }
+        return data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt16.self) }
+    }
+
+    mutating func u32() throws -> UInt32 {
+        try need(4)
+        defer { offset += 4 }
+        return data.withUnsafeBytes { $0.loadUnaligned(fromByteOffset: offset, as: UInt32.self) }
+    }
+
+    /// A u16 length (including the NUL), the UTF-8 bytes, then a NUL.
+    mutating func string() throws -> String {
+        let length = Int(try u16())
+        guard length >= 1 else { throw WhisperModelError.corruptModel(path: path, reason: "empty string at byte \(offset)") }
+        try need(length)
+        let bytes = data[data.startIndex + offset ..< data.startIndex + offset + length - 1]
+        offset += length
+        guard let s = String(bytes: bytes, encoding: .utf8) else {
+            throw WhisperModelError.corruptModel(path: path, reason: "invalid UTF-8 in a name at byte \(offset - length)")
+        }
+        return s
+    }
+}

@@ -1,0 +1,224 @@
+import Foundation
+
+/// The outcome of decoding one window once.
+struct DecodeResult {
+    /// Sampled tokens, without the prompt and without end-of-text.
+    var tokens: [Int]
+    /// Sum of the chosen tokens' log probabilities, end-of-text included.
+    var sumLogprob: Double
+    /// Probability of the no-speech token at the start-of-transcript position.
+    var noSpeechProb: Double
+    /// Temperature of this decode.
+    var temperature: Double
+
+    /// sumLogprob / (tokens + 1), as faster-whisper and openai/whisper report it.
+    var avgLogprob: Double { sumLogprob / Double(tokens.count + 1) }
+}
+
+/// Greedy, sampling and beam search over a window's `DecoderState`, after CTranslate2's `GreedySearch` and
+/// `BeamSearch` (`src/decoding.cc`), which faster-whisper runs.
+struct Search {
+    let model: WhisperModel
+    let state: DecoderState
+    let filters: [any LogitFiltering]
+
+    /// Decodes from `prompt` (previous text, start-of-transcript sequence, …). Beam search when `temperature` is 0
+    /// and `beamSize` > 1; greedy at 0 with one beam; otherwise `bestOf` samples, the best by length-normalised score.
+    func decode(
+        prompt: [Int], temperature: Double, beamSize: Int, bestOf: Int, patience: Double, lengthPenalty: Double,
+        maxNewTokens: Int?, generator: inout SplitMix64
+    ) -> DecodeResult {
+        let eot = model.tokenizer.eot
+        let sotIndex = prompt.lastIndex(of: model.tokenizer.sot) ?? 0
+        let total = maxNewTokens.map { prompt.count + $0 } ?? model.textContext
+        let maxLength = max(1, min(total / 2, total - (prompt.count - 1)))
+        var noSpeechProb = 0.0
+
+        state.reset()
+        if prompt.count > 1 {
+            let hidden = state.forward([Array(prompt.dropLast())])
+            if sotIndex < prompt.count - 1 {
+                noSpeechProb = noSpeechProbability(state.logits(hidden, rows: [sotIndex]).pointer)
+            }
+        }
+        let start = prompt[prompt.count - 1]
+        let sotIsStart = sotIndex == prompt.count - 1
+
+        if temperature == 0 && beamSize > 1 {
+            return beamSearch(
+                start: start, beamSize: beamSize, patience: patience, lengthPenalty: lengthPenalty,
+                maxLength: maxLength, sotIsStart: sotIsStart, noSpeechProb: noSpeechProb)
+        }
+        let samples = temperature == 0 ? 1 : max(1, bestOf)
+        // Independent sequences decoded as a batch; finished ones leave the batch.
+        var live = Array(0..<samples)
+        var tokens = [[Int]](repeating: [], count: samples)
+        var sums = [Double](repeating: 0, count: samples)
+        var last = [Int](repeating: start, count: samples)
+        if samples > 1 { state.reorder([Int](repeating: 0, count: samples)) }
+        let vocabulary = model.vocabularySize
+        var logprobs = [Float](repeating: 0, count: vocabulary)
+        for step in 0..<maxLength {
+            let hidden = state.forward(live.map { [last[$0]] })
+            let logits = state.logits(hidden, rows: Array(0..<live.count))
+            if step == 0 && sotIsStart { noSpeechProb = noSpeechProbability(logits.pointer) }
+            var stillLive: [Int] = []
+            var keep: [Int] = []
+            for (row, s) in live.enumerated() {
+                let rowLogits = logits.pointer + row * vocabulary
+                for filter in filters { filter.apply(rowLogits, vocabularySize: vocabulary, generated: tokens[s], step: step) }
+                let token: Int = logprobs.withUnsafeMutableBufferPointer { lp in
+                    Kernels.logSoftmax(rowLogits, count: vocabulary, into: lp.baseAddress!)
+                    if temperature == 0 { return Search.argmax(lp.baseAddress!, count: vocabulary) }
+                    return Search.sample(lp.baseAddress!, count: vocabulary, temperature: temperature, generator: &generator)
+                }
+                sums[s] += Double(logprobs[token])
+                let finished = token == eot || step + 1 == maxLength
+                if token != eot { tokens[s].append(token) }
+                if !finished {
+                    stillLive.append(s)
+                    keep.append(row)
+                    last[s] = token
+                }
+            }
+            if stillLive.isEmpty { break }
+            if keep.count != live.count { state.reorder(keep) }
+            live = stillLive
+        }
+        func score(_ s: Int) -> Double { sums[s] / pow(Double(max(tokens[s].count, 1)), lengthPenalty) }
+        let best = (0..<samples).max { score($0) < score($1) } ?? 0
+        return DecodeResult(tokens: tokens[best], sumLogprob: sums[best], noSpeechProb: noSpeechProb, temperature: temperature)
+    }
+
+    private func beamSearch(
+        start: Int, beamSize: Int, patience: Double, lengthPenalty: Double, maxLength: Int, sotIsStart: Bool,
+        noSpeechProb initialNoSpeech: Double
+    ) -> DecodeResult {
+        let eot = model.tokenizer.eot
+        let vocabulary = model.vocabularySize
+        let candidatesPerStep = 2 * beamSize
+        let maxCandidates = Int((Float(beamSize) * Float(patience)).rounded())
+        var noSpeechProb = initialNoSpeech
+        var beams: [(tokens: [Int], score: Double)] = [([], 0)]
+        var finished: [(tokens: [Int], score: Double)] = []
+        var logprobs = [Float](repeating: 0, count: vocabulary * beamSize)
+
+        for step in 0..<maxLength {
+            let hidden = state.forward(beams.map { [$0.tokens.last ?? start] })
+            let logits = state.logits(hidden, rows: Array(0..<beams.count))
+            if step == 0 && sotIsStart { noSpeechProb = noSpeechProbability(logits.pointer) }
+            // Top candidates over every beam's score + log probability.
+            var top = TopK(capacity: candidatesPerStep)
+            for (b, beam) in beams.enumerated() {
+                let rowLogits = logits.pointer + b * vocabulary
+                for filter in filters { filter.apply(rowLogits, vocabularySize: vocabulary, generated: beam.tokens, step: step) }
+                logprobs.withUnsafeMutableBufferPointer { lp in
+                    let row = lp.baseAddress! + b * vocabulary
+                    Kernels.logSoftmax(rowLogits, count: vocabulary, into: row)
+                    let base = Float(beam.score)
+                    for v in 0..<vocabulary where row[v] > -.infinity {
+                        top.insert(score: base + row[v], beam: b, token: v)
+                    }
+                }
+            }
+            let candidates = top.sorted
+            let isLastStep = step + 1 == maxLength
+            var next: [(source: Int, token: Int, score: Double)] = []
+            var secondary = beamSize
+            for k in 0..<min(beamSize, candidates.count) {
+                var chosen = candidates[k]
+                if chosen.token == eot || isLastStep {
+                    var hypothesis = beams[chosen.beam].tokens
+                    if chosen.token != eot { hypothesis.append(chosen.token) }
+                    finished.append((hypothesis, Double(chosen.score)))
+                    while secondary < candidates.count {
+                        let candidate = candidates[secondary]
+                        secondary += 1
+                        if candidate.token != eot {
+                            chosen = candidate
+                            break
+                        }
+                    }
+                }
+                next.append((chosen.beam, chosen.token, Double(chosen.score)))
+            }
+            if isLastStep || finished.count >= maxCandidates || next.isEmpty { break }
+            state.reorder(next.map(\.source))
+            beams = next.map { (beams[$0.source].tokens + [$0.token], $0.score) }
+        }
+        if finished.isEmpty { finished = beams }
+        func normalized(_ h: (tokens: [Int], score: Double)) -> Double {
+            h.score / pow(Double(max(h.tokens.count, 1)), lengthPenalty)
+        }
+        let best = finished.max { normalized($0) < normalized($1) }!
+        return DecodeResult(tokens: best.tokens, sumLogprob: best.score, noSpeechProb: noSpeechProb, temperature: 0)
+    }
+
+    /// softmax(raw logits)[no-speech token] of one row.
+    private func noSpeechProbability(_ logits: UnsafePointer<Float>) -> Double {
+        let v = model.vocabularySize
+        var lp = [Float](repeating: 0, count: v)
+        lp.withUnsafeMutableBufferPointer { Kernels.logSoftmax(logits, count: v, into: $0.baseAddress!) }
+        return Double(exp(lp[model.tokenizer.noSpeech]))
+    }
+
+    static func argmax(_ x: UnsafePointer<Float>, count: Int) -> Int {
+        var best = 0
+        var bestValue = x[0]
+        for i in 1..<count where x[i] > bestValue {
+            best = i
+            bestValue = x[i]
+        }
+        return best
+    }
+
+    /// Draws from softmax(logprobs / temperature).
+    static func sample(_ logprobs: UnsafePointer<Float>, count: Int, temperature: Double, generator: inout SplitMix64) -> Int {
+        var maxValue = -Float.infinity
+        for i in 0..<count where logprobs[i] > maxValue { maxValue = logprobs[i] }
+        var weights = [Double](repeating: 0, count: count)
+        var total = 0.0
+        for i in 0..<count where logprobs[i] > -.infinity {
+            let w = exp(Double(logprobs[i] - maxValue) / temperature)
+            weights[i] = w
+            total += w
+        }
+        var r = Double.random(in: 0..<1, using: &generator) * total
+        for i in 0..<count where weights[i] > 0 {
+            r -= weights[i]
+            if r < 0 { return i }
+        }
+        return argmax(logprobs, count: count)
+    }
+}
+
+/// The k best (score, beam, token) triples seen, kept sorted best first.
+struct TopK {
+    let capacity: Int
+    private(set) var sorted: [(score: Float, beam: Int, token: Int)] = []
+
+    init(capacity: Int) { self.capacity = capacity }
+
+    mutating func insert(score: Float, beam: Int, token: Int) {
+        if sorted.count == capacity, let worst = sorted.last, score <= worst.score { return }
+        var i = sorted.count
+        while i > 0 && sorted[i - 1].score < score { i -= 1 }
+        sorted.insert((score, beam, token), at: i)
+        if sorted.count > capacity { sorted.removeLast() }
+    }
+}
+
+/// A small, seedable random number generator, so sampled decodes repeat exactly for a given seed.
+struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE5_E9B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}

@@ -1,0 +1,118 @@
+import Foundation
+
+/// A loaded Whisper model: weights, dimensions and tokenizer, read from a CTranslate2 folder.
+///
+/// Immutable once loaded, so one instance can serve any number of concurrent transcriptions; each transcription
+/// keeps its own state (activations, caches).
+///
+/// ```swift
+/// let model = try WhisperModel(folder: URL(fileURLWithPath: "/path/to/faster-whisper-base"))
+/// let transcriber = Transcriber(model: model)
+/// for try await segment in transcriber.segments(samples, options: DecodingOptions()) {
+///     print(segment.start, segment.text)
+/// }
+/// ```
+public final class WhisperModel: Sendable {
+    /// The folder the model was read from.
+    public let folder: URL
+    /// Size of the hidden state (384 tiny, 512 base, …).
+    public let modelWidth: Int
+    /// Attention heads per layer.
+    public let headCount: Int
+    /// Mel bins the encoder expects (80, or 128 for large-v3).
+    public let melCount: Int
+    /// Tokens in the vocabulary.
+    public let vocabularySize: Int
+    /// Whether the model knows languages other than English.
+    public var isMultilingual: Bool { tokenizer.isMultilingual }
+    /// Language codes the model can transcribe ("en" only for English-only models).
+    public var languages: [String] { isMultilingual ? tokenizer.languageCodes : ["en"] }
+
+    let tokenizer: Tokenizer
+    let encoder: EncoderWeights
+    let decoder: DecoderWeights
+    let logMel: LogMel
+    /// Tokens suppressed at every step (config.json `suppress_ids`).
+    let suppressTokens: [Int]
+    /// Tokens suppressed at the first sampled step (config.json `suppress_ids_begin`).
+    let suppressTokensAtBegin: [Int]
+    /// Decoder (layer, head) pairs whose cross-attention follows the audio in time.
+    let alignmentHeads: [(layer: Int, head: Int)]
+    /// Maximum decoder positions (448).
+    let textContext: Int
+    /// Encoder positions for 30 s (1500).
+    let audioContext: Int
+
+    /// Loads `model.bin`, `config.json`, `vocabulary.txt` and `tokenizer.json` from `folder`.
+    /// - Throws: `WhisperModelError` naming the missing or malformed file.
+    public init(folder: URL) throws {
+        self.folder = folder
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw WhisperModelError.missingFile(path: folder.path)
+        }
+        let config = try ModelConfig(url: folder.appendingPathComponent("config.json"))
+        tokenizer = try Tokenizer(folder: folder)
+        let file = try ModelFile(url: folder.appendingPathComponent("model.bin"))
+        guard file.specName == "WhisperSpec" else {
+            throw WhisperModelError.unsupportedModel(
+                path: folder.path, reason: "model.bin holds a \(file.specName), not a Whisper model (WhisperSpec)")
+        }
+        let conv1 = try file.shape("encoder/conv1/weight")
+        guard conv1.count == 3 else {
+            throw WhisperModelError.corruptModel(path: file.path, reason: "encoder/conv1/weight has shape \(conv1)")
+        }
+        modelWidth = conv1[0]
+        melCount = conv1[1]
+        headCount = try file.integer("encoder/num_heads")
+        guard headCount > 0, modelWidth % headCount == 0 else {
+            throw WhisperModelError.corruptModel(path: file.path, reason: "\(headCount) heads do not divide width \(modelWidth)")
+        }
+        let embedding = try file.shape("decoder/embeddings/weight")
+        vocabularySize = embedding[0]
+        guard vocabularySize == tokenizer.vocabularySize else {
+            throw WhisperModelError.corruptModel(
+                path: folder.path,
+                reason: "vocabulary.txt has \(tokenizer.vocabularySize) tokens but the model has \(vocabularySize) embeddings")
+        }
+        textContext = try file.shape("decoder/position_encodings/encodings")[0]
+        audioContext = try file.shape("encoder/position_encodings/encodings")[0]
+        let activation = try file.integer("decoder/activation")
+        guard activation == 3 else {
+            throw WhisperModelError.unsupportedModel(path: folder.path, reason: "activation \(activation) is not exact GELU")
+        }
+        encoder = try EncoderWeights(file, width: modelWidth, heads: headCount)
+        decoder = try DecoderWeights(file, width: modelWidth, heads: headCount)
+        logMel = LogMel(melCount: melCount)
+        suppressTokens = config.suppressIDs
+        suppressTokensAtBegin = config.suppressIDsBegin
+        let layers = decoder.layers.count
+        let heads = headCount
+        alignmentHeads = config.alignmentHeads.isEmpty
+            ? (layers / 2..<layers).flatMap { l in (0..<heads).map { (l, $0) } }
+            : config.alignmentHeads.filter { $0.layer < layers && $0.head < heads }
+    }
+}
+
+/// The parts of config.json the engine uses.
+struct ModelConfig {
+    var suppressIDs: [Int] = []
+    var suppressIDsBegin: [Int] = []
+    var alignmentHeads: [(layer: Int, head: Int)] = []
+
+    init(url: URL) throws {
+        guard FileManager.default.fileExists(atPath: url.path) else { throw WhisperModelError.missingFile(path: url.path) }
+        let data: Data
+        do { data = try Data(contentsOf: url) } catch {
+            throw WhisperModelError.unreadableFile(path: url.path, reason: error.localizedDescription)
+        }
+        guard let object = try? JSONSerialization.jsonObject(with: data) as? [String: Any] else {
+            throw WhisperModelError.corruptModel(path: url.path, reason: "config.json is not a JSON object")
+        }
+        suppressIDs = (object["suppress_ids"] as? [Int]) ?? []
+        suppressIDsBegin = (object["suppress_ids_begin"] as? [Int]) ?? []
+        if let heads = object["alignment_heads"] as? [[Int]] {
+            alignmentHeads = heads.compactMap { $0.count == 2 ? ($0[0], $0[1]) : nil }
+        }
+    }
+}
