@@ -22,9 +22,9 @@ let package = Package(
         .target(name: "AuralAudio", dependencies: ["CFFmpeg"]),
         .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio"]),
         .executableTarget(name: "aural", dependencies: ["AuralKit"]),
-        .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper"]),
+        .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio"], exclude: ["Golden"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio"]),
-        .testTarget(name: "AuralKitTests", dependencies: ["AuralKit"]),
+        .testTarget(name: "AuralKitTests", dependencies: ["AuralKit"], exclude: ["Snapshots"]),
         .testTarget(name: "AuralCLITests", dependencies: ["AuralKit"]),
     ],
     swiftLanguageModes: [.v6]

@@ -14,9 +14,24 @@ enum BLAS {
         c: UnsafeMutablePointer<Float>, ldc: Int,
         alpha: Float = 1, beta: Float = 0
     ) {
+        if transposeB && m <= SkinnyGEMM.maxRows {
+            SkinnyGEMM.multiply(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, alpha: alpha, beta: beta)
+            return
+        }
         cblas_sgemm(
             CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
             blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+    }
+
+    /// The Double counterpart of `gemm` without transposes: C[m×n] = A[m×k] · B[k×n] (the log-mel DFT, where
+    /// Float sums lose the weak bins between strong tones).
+    static func dgemm(
+        m: Int, n: Int, k: Int, a: UnsafePointer<Double>, lda: Int, b: UnsafePointer<Double>, ldb: Int,
+        c: UnsafeMutablePointer<Double>, ldc: Int
+    ) {
+        cblas_dgemm(
+            CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(m), blasint(n), blasint(k), 1, a, blasint(lda), b,
+            blasint(ldb), 0, c, blasint(ldc))
     }
 
     /// y[m] = A[m×n] · x[n] (row-major A with leading dimension `lda`): one row of activations against a weight

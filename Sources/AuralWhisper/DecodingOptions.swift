@@ -53,6 +53,10 @@ public struct DecodingOptions: Sendable, Codable, Equatable {
     public var appendPunctuations: String
     /// At most this many tokens per window; nil means the model's limit (224). Default: nil.
     public var maxNewTokens: Int?
+    /// Windows whose loudest 100 ms stays below this RMS level (full scale 1) are skipped as silence without
+    /// decoding, so silence and faint noise give no text (Whisper alone tends to write "Thank you." or "You" there).
+    /// Default: 0.003 (−50 dBFS); nil decodes every window as faster-whisper does.
+    public var silenceThreshold: Double?
     /// Seed of the sampler used at temperatures above 0, for repeatable runs. Default: 0.
     public var seed: UInt64
 
@@ -80,6 +84,7 @@ public struct DecodingOptions: Sendable, Codable, Equatable {
         prependPunctuations: String = "\"'“¿([{-",
         appendPunctuations: String = "\"'.。,，!！?？:：”)]}、",
         maxNewTokens: Int? = nil,
+        silenceThreshold: Double? = 0.003,
         seed: UInt64 = 0
     ) {
         self.task = task
@@ -104,6 +109,7 @@ public struct DecodingOptions: Sendable, Codable, Equatable {
         self.prependPunctuations = prependPunctuations
         self.appendPunctuations = appendPunctuations
         self.maxNewTokens = maxNewTokens
+        self.silenceThreshold = silenceThreshold
         self.seed = seed
     }
 

@@ -17,19 +17,19 @@ struct LogMel: Sendable {
     let melCount: Int
     /// [melCount × 201] Slaney filterbank, row-major.
     private let filters: [Float]
-    /// [400 × 402]: windowed cos in columns 0…200, windowed sin in 201…401.
-    private let basis: [Float]
+    /// [400 × 402]: windowed cos in columns 0…200, windowed sin in 201…401 (Double: see `BLAS.dgemm`).
+    private let basis: [Double]
 
     init(melCount: Int) {
         self.melCount = melCount
         filters = LogMel.melFilters(melCount: melCount)
-        var basis = [Float](repeating: 0, count: LogMel.fftSize * 2 * LogMel.bins)
+        var basis = [Double](repeating: 0, count: LogMel.fftSize * 2 * LogMel.bins)
         for n in 0..<LogMel.fftSize {
             let window = 0.5 - 0.5 * cos(2 * Double.pi * Double(n) / Double(LogMel.fftSize))
             for k in 0..<LogMel.bins {
                 let angle = 2 * Double.pi * Double((n * k) % LogMel.fftSize) / Double(LogMel.fftSize)
-                basis[n * 2 * LogMel.bins + k] = Float(window * cos(angle))
-                basis[n * 2 * LogMel.bins + LogMel.bins + k] = Float(-window * sin(angle))
+                basis[n * 2 * LogMel.bins + k] = Double(Float(window)) * cos(angle)
+                basis[n * 2 * LogMel.bins + LogMel.bins + k] = -Double(Float(window)) * sin(angle)
             }
         }
         self.basis = basis
@@ -44,8 +44,8 @@ struct LogMel: Sendable {
         var out = [Float](repeating: 0, count: melCount * frames)
         let chunk = 1000
         let stride2 = 2 * LogMel.bins
-        var frameBuffer = [Float](repeating: 0, count: chunk * LogMel.fftSize)
-        var spectrum = [Float](repeating: 0, count: chunk * stride2)
+        var frameBuffer = [Double](repeating: 0, count: chunk * LogMel.fftSize)
+        var spectrum = [Double](repeating: 0, count: chunk * stride2)
         var power = [Float](repeating: 0, count: chunk * LogMel.bins)
         let half = LogMel.fftSize / 2
 
@@ -59,7 +59,7 @@ struct LogMel: Sendable {
             return i < samples.count ? samples[i] : 0
         }
 
-        samples.withUnsafeBufferPointer { _ in
+        do {
             var start = 0
             while start < frames {
                 let count = min(chunk, frames - start)
@@ -68,20 +68,18 @@ struct LogMel: Sendable {
                         let first = (start + f) * LogMel.hopLength
                         let row = fb.baseAddress! + f * LogMel.fftSize
                         if first >= half && first - half + LogMel.fftSize <= samples.count {
-                            samples.withUnsafeBufferPointer { s in
-                                row.update(from: s.baseAddress! + first - half, count: LogMel.fftSize)
-                            }
+                            for n in 0..<LogMel.fftSize { row[n] = Double(samples[first - half + n]) }
                         } else {
-                            for n in 0..<LogMel.fftSize { row[n] = sample(first + n) }
+                            for n in 0..<LogMel.fftSize { row[n] = Double(sample(first + n)) }
                         }
                     }
                 }
                 frameBuffer.withUnsafeBufferPointer { fb in
                     basis.withUnsafeBufferPointer { b in
                         spectrum.withUnsafeMutableBufferPointer { sp in
-                            BLAS.gemm(
+                            BLAS.dgemm(
                                 m: count, n: stride2, k: LogMel.fftSize, a: fb.baseAddress!, lda: LogMel.fftSize,
-                                b: b.baseAddress!, ldb: stride2, transposeB: false, c: sp.baseAddress!, ldc: stride2)
+                                b: b.baseAddress!, ldb: stride2, c: sp.baseAddress!, ldc: stride2)
                         }
                     }
                 }
@@ -89,7 +87,7 @@ struct LogMel: Sendable {
                     for k in 0..<LogMel.bins {
                         let re = spectrum[f * stride2 + k]
                         let im = spectrum[f * stride2 + LogMel.bins + k]
-                        power[f * LogMel.bins + k] = re * re + im * im
+                        power[f * LogMel.bins + k] = Float(re * re + im * im)
                     }
                 }
                 power.withUnsafeBufferPointer { p in

@@ -38,7 +38,7 @@ struct Search {
         if prompt.count > 1 {
             let hidden = state.forward([Array(prompt.dropLast())])
             if sotIndex < prompt.count - 1 {
-                noSpeechProb = noSpeechProbability(state.logits(hidden, rows: [sotIndex]).pointer)
+                noSpeechProb = noSpeechProbability(state.logits(hidden, rows: [sotIndex]), row: 0)
             }
         }
         let start = prompt[prompt.count - 1]
@@ -61,7 +61,8 @@ struct Search {
         for step in 0..<maxLength {
             let hidden = state.forward(live.map { [last[$0]] })
             let logits = state.logits(hidden, rows: Array(0..<live.count))
-            if step == 0 && sotIsStart { noSpeechProb = noSpeechProbability(logits.pointer) }
+            if step == 0 && sotIsStart { noSpeechProb = noSpeechProbability(logits, row: 0) }
+            defer { withExtendedLifetime(logits) {} }
             var stillLive: [Int] = []
             var keep: [Int] = []
             for (row, s) in live.enumerated() {
@@ -106,7 +107,8 @@ struct Search {
         for step in 0..<maxLength {
             let hidden = state.forward(beams.map { [$0.tokens.last ?? start] })
             let logits = state.logits(hidden, rows: Array(0..<beams.count))
-            if step == 0 && sotIsStart { noSpeechProb = noSpeechProbability(logits.pointer) }
+            if step == 0 && sotIsStart { noSpeechProb = noSpeechProbability(logits, row: 0) }
+            defer { withExtendedLifetime(logits) {} }
             // Top candidates over every beam's score + log probability.
             var top = TopK(capacity: candidatesPerStep)
             for (b, beam) in beams.enumerated() {
@@ -154,11 +156,13 @@ struct Search {
         return DecodeResult(tokens: best.tokens, sumLogprob: best.score, noSpeechProb: noSpeechProb, temperature: 0)
     }
 
-    /// softmax(raw logits)[no-speech token] of one row.
-    private func noSpeechProbability(_ logits: UnsafePointer<Float>) -> Double {
+    /// softmax(raw logits)[no-speech token] of one row of `logits`.
+    private func noSpeechProbability(_ logits: Tensor, row: Int) -> Double {
         let v = model.vocabularySize
         var lp = [Float](repeating: 0, count: v)
-        lp.withUnsafeMutableBufferPointer { Kernels.logSoftmax(logits, count: v, into: $0.baseAddress!) }
+        withExtendedLifetime(logits) {
+            lp.withUnsafeMutableBufferPointer { Kernels.logSoftmax(logits.pointer + row * v, count: v, into: $0.baseAddress!) }
+        }
         return Double(exp(lp[model.tokenizer.noSpeech]))
     }
 

@@ -163,8 +163,16 @@ public struct Transcriber: Sendable {
             if isCancelled() { return }
             let timeOffset = Double(seek) * 0.01
             let segmentSize = min(LogMel.windowFrames, contentFrames - seek)
+            if let threshold = options.silenceThreshold,
+                Self.loudestFrameRMS(samples, from: seek * LogMel.hopLength, count: segmentSize * LogMel.hopLength) < threshold {
+                seek += segmentSize
+                onProgress(min(Double(seek) / Double(contentFrames), 1))
+                continue
+            }
             let encoded: Tensor
-            if seek == 0, let firstEncoding {
+            // Detection saw frames 0..<3000 including the final padding frame; reuse its encoding only when this
+            // window holds the same frames (faster-whisper encodes the two separately).
+            if seek == 0, segmentSize == LogMel.windowFrames, let firstEncoding {
                 encoded = firstEncoding
             } else {
                 encoded = Encoder.encode(mel.window(start: seek, count: segmentSize), frames: LogMel.windowFrames, weights: model.encoder)
@@ -232,6 +240,21 @@ public struct Transcriber: Sendable {
             }
             onProgress(contentFrames == 0 ? 1 : min(Double(seek) / Double(contentFrames), 1))
         }
+    }
+
+    /// The highest RMS of the 100 ms frames of `samples[from ..< from + count]`.
+    static func loudestFrameRMS(_ samples: [Float], from: Int, count: Int) -> Double {
+        let end = min(samples.count, from + count)
+        var loudest = 0.0
+        var start = from
+        while start < end {
+            let stop = min(end, start + 1600)
+            var sum = 0.0
+            for i in start..<stop { sum += Double(samples[i]) * Double(samples[i]) }
+            loudest = max(loudest, (sum / Double(stop - start)).squareRoot())
+            start = stop
+        }
+        return loudest
     }
 
     /// One window's accepted decode with the numbers the fallback judged it by.

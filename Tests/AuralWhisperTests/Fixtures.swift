@@ -34,3 +34,35 @@ enum Fixtures {
         repositoryRoot.appendingPathComponent("fixtures/audio/\(name)")
     }
 }
+
+import AuralAudio
+@testable import AuralWhisper
+
+extension Fixtures {
+    /// Loaded models, shared by every test in the process (a model is immutable).
+    private static let cache = ModelCache()
+
+    /// The installed model `name`, loaded once.
+    static func model(_ name: String) throws -> WhisperModel {
+        try cache.model(name)
+    }
+
+    /// The recording `fixtures/audio/<name>` as 16 kHz mono samples (converted as the CLI converts it).
+    static func samples(_ name: String) throws -> [Float] {
+        try AudioFileLoader.loadMono16k(url: audio(name))
+    }
+}
+
+private final class ModelCache: @unchecked Sendable {
+    private let lock = NSLock()
+    private var models: [String: WhisperModel] = [:]
+
+    func model(_ name: String) throws -> WhisperModel {
+        try lock.withLock {
+            if let model = models[name] { return model }
+            let model = try WhisperModel(folder: Fixtures.modelFolder(name))
+            models[name] = model
+            return model
+        }
+    }
+}

@@ -1,0 +1,240 @@
+import CFFmpeg
+import Foundation
+
+/// Converts audio of any sample rate and channel count to what Whisper takes: 16 kHz mono `Float` samples.
+///
+/// ```swift
+/// let converter = try AudioConverter(inputSampleRate: 48_000, inputChannelCount: 2)
+/// var mono16k = converter.convert(firstInterleavedBuffer)
+/// mono16k += converter.convert(secondInterleavedBuffer)
+/// mono16k += converter.flush()
+/// ```
+///
+/// The conversion is libswresample's, done exactly as faster-whisper does it (PyAV's
+/// `AudioResampler(format: "s16", layout: "mono", rate: 16000)` with default options): downmix, resample
+/// and quantise to 16-bit mono, then divide by 32768. The output is bit-identical to faster-whisper's
+/// `decode_audio` of a 32-bit float WAV holding the same samples (and of a 16-bit WAV, when the floats are
+/// its samples divided by 32768), so transcripts can be compared token for token. `AudioFileLoader`
+/// gives every WAV encoding to libswresample in FFmpeg's own decoded format, so whole files match too.
+///
+/// It is streaming: the resampler keeps a few input samples of history between calls, so converting a
+/// signal in pieces gives the same samples as converting it at once, once `flush()` has drained the tail.
+///
+/// - Note: Not thread-safe. Use one converter from one task at a time; it owns a `SwrContext` and frees
+///   it when released.
+public final class AudioConverter {
+    /// The output sample rate, in hertz.
+    public static let outputSampleRate = 16_000
+
+    /// The largest channel count libswresample accepts.
+    static let maximumChannelCount = 64
+
+    /// Sample rate of the input, in hertz.
+    public let inputSampleRate: Int
+    /// Number of interleaved channels in the input.
+    public let inputChannelCount: Int
+
+    private let sampleFormat: PCMSampleFormat
+    private var context: OpaquePointer?
+
+    /// Creates a converter for interleaved `Float` input in -1...1 at the given rate and channel count.
+    ///
+    /// Channels are taken in FFmpeg's default order for that count (mono, stereo, 2.1, quad, …) and mixed
+    /// down with libswresample's default matrix.
+    ///
+    /// - Parameters:
+    ///   - inputSampleRate: Input sample rate in hertz; must be positive.
+    ///   - inputChannelCount: Channels per frame, 1...64.
+    /// - Throws: `AudioSourceError.conversionFailed` when the rate or channel count is out of range.
+    public convenience init(inputSampleRate: Int, inputChannelCount: Int) throws {
+        try self.init(
+            inputSampleRate: inputSampleRate, inputChannelCount: inputChannelCount,
+            sampleFormat: .float32, channelMask: nil
+        )
+    }
+
+    /// Creates a converter for input in one of the layouts FFmpeg's PCM decoders produce.
+    ///
+    /// `channelMask` is a WAVE_FORMAT_EXTENSIBLE speaker mask; it is used when it names exactly
+    /// `inputChannelCount` speakers, as FFmpeg does, and otherwise the default layout for the count is used.
+    init(inputSampleRate: Int, inputChannelCount: Int, sampleFormat: PCMSampleFormat, channelMask: UInt32?) throws {
+        guard inputSampleRate > 0, inputSampleRate <= Int(Int32.max) else {
+            throw AudioSourceError.conversionFailed(reason: "The input sample rate \(inputSampleRate) Hz is not positive.")
+        }
+        guard (1...Self.maximumChannelCount).contains(inputChannelCount) else {
+            throw AudioSourceError.conversionFailed(
+                reason: "The input has \(inputChannelCount) channels; libswresample takes 1 to \(Self.maximumChannelCount)."
+            )
+        }
+        self.inputSampleRate = inputSampleRate
+        self.inputChannelCount = inputChannelCount
+        self.sampleFormat = sampleFormat
+        self.context = try Self.makeContext(
+            inputSampleRate: inputSampleRate, inputChannelCount: inputChannelCount,
+            sampleFormat: sampleFormat, channelMask: channelMask
+        )
+    }
+
+    deinit {
+        swr_free(&context)
+    }
+
+    /// Converts the next piece of interleaved input and returns the 16 kHz mono samples ready so far.
+    ///
+    /// The output lags the input by the resampler's filter delay (a few milliseconds); call `flush()` after
+    /// the last piece to get the rest.
+    ///
+    /// - Parameter interleaved: Frames of `inputChannelCount` samples each, in -1...1; values outside are
+    ///   clipped. The count must be a multiple of `inputChannelCount`.
+    /// - Returns: Samples at 16 kHz in -1..<1, quantised to 1/32768 steps.
+    public func convert(_ interleaved: [Float]) -> [Float] {
+        precondition(sampleFormat == .float32, "This converter was made for \(sampleFormat) input")
+        precondition(
+            interleaved.count % inputChannelCount == 0,
+            "\(interleaved.count) samples is not a whole number of \(inputChannelCount)-channel frames"
+        )
+        return interleaved.withUnsafeBytes { convert(rawFrames: $0) }
+    }
+
+    /// Drains the resampler's remaining samples after the last input.
+    ///
+    /// Safe to call more than once; later calls return an empty array. The converter must not be given
+    /// more input afterwards.
+    public func flush() -> [Float] {
+        var output: [Float] = []
+        while true {
+            let drained = run(input: nil, frameCount: 0)
+            if drained.isEmpty { return output }
+            output += drained
+        }
+    }
+
+    /// Converts interleaved frames stored in this converter's sample format.
+    func convert(rawFrames: UnsafeRawBufferPointer) -> [Float] {
+        let frameBytes = sampleFormat.bytesPerSample * inputChannelCount
+        precondition(rawFrames.count % frameBytes == 0, "Input is not a whole number of frames")
+        guard let base = rawFrames.baseAddress else { return [] }
+        // libswresample counts frames in Int32, so long input goes in pieces.
+        let framesPerCall = 1 << 20
+        var output: [Float] = []
+        var frame = 0
+        while frame < rawFrames.count / frameBytes {
+            let frames = min(framesPerCall, rawFrames.count / frameBytes - frame)
+            let start = (base + frame * frameBytes).assumingMemoryBound(to: UInt8.self)
+            output += run(input: start, frameCount: frames)
+            frame += frames
+        }
+        return output
+    }
+
+    /// One `swr_convert` call: `input` nil drains the resampler.
+    private func run(input: UnsafePointer<UInt8>?, frameCount: Int) -> [Float] {
+        let capacity = Int(swr_get_out_samples(context, Int32(frameCount)))
+        guard capacity > 0 else { return [] }
+        var pcm = [Int16](repeating: 0, count: capacity)
+        let produced = pcm.withUnsafeMutableBytes { outBytes -> Int32 in
+            var outPlane: UnsafeMutablePointer<UInt8>? = outBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+            var inPlane: UnsafePointer<UInt8>? = input
+            return withUnsafeMutablePointer(to: &outPlane) { outPlanes in
+                if input == nil {
+                    return swr_convert(context, outPlanes, Int32(capacity), nil, 0)
+                }
+                return withUnsafeMutablePointer(to: &inPlane) { inPlanes in
+                    swr_convert(context, outPlanes, Int32(capacity), inPlanes, Int32(frameCount))
+                }
+            }
+        }
+        // swr_convert only fails on invalid arguments, which the initializer and the preconditions rule out.
+        precondition(produced >= 0, "swr_convert failed with code \(produced)")
+        return pcm[0..<Int(produced)].map { Float($0) / 32768 }
+    }
+
+    private static func makeContext(
+        inputSampleRate: Int, inputChannelCount: Int, sampleFormat: PCMSampleFormat, channelMask: UInt32?
+    ) throws -> OpaquePointer {
+        var inputLayout = AVChannelLayout()
+        var outputLayout = AVChannelLayout()
+        defer {
+            av_channel_layout_uninit(&inputLayout)
+            av_channel_layout_uninit(&outputLayout)
+        }
+        if let channelMask, channelMask.nonzeroBitCount == inputChannelCount {
+            _ = av_channel_layout_from_mask(&inputLayout, UInt64(channelMask))
+        } else {
+            av_channel_layout_default(&inputLayout, Int32(inputChannelCount))
+        }
+        av_channel_layout_default(&outputLayout, 1)
+
+        var context: OpaquePointer?
+        var status = swr_alloc_set_opts2(
+            &context,
+            &outputLayout, AV_SAMPLE_FMT_S16, Int32(outputSampleRate),
+            &inputLayout, sampleFormat.ffmpegFormat, Int32(inputSampleRate),
+            0, nil
+        )
+        if status >= 0, sampleFormat == .signedInt16, inputSampleRate != outputSampleRate {
+            // libswresample 4 (FFmpeg 5) resamples 16-bit input with 16-bit filters; the libswresample 6
+            // that PyAV bundles resamples it in float. Pin float so both give faster-whisper's samples.
+            status = av_opt_set_sample_fmt(UnsafeMutableRawPointer(context), "internal_sample_fmt", AV_SAMPLE_FMT_FLTP, 0)
+        }
+        if status >= 0 {
+            status = swr_init(context)
+        }
+        guard status >= 0, let context else {
+            swr_free(&context)
+            throw AudioSourceError.conversionFailed(
+                reason: "libswresample refused \(inputChannelCount)-channel \(sampleFormat) audio at \(inputSampleRate) Hz (\(errorText(status)))."
+            )
+        }
+        return context
+    }
+
+    private static func errorText(_ code: Int32) -> String {
+        var buffer = [CChar](repeating: 0, count: 128)
+        av_strerror(code, &buffer, buffer.count)
+        return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    }
+}
+
+/// How one sample is stored in memory, as FFmpeg's PCM decoders hand samples to the resampler.
+enum PCMSampleFormat: Sendable, CustomStringConvertible {
+    /// 8-bit unsigned, 128 is silence.
+    case unsignedInt8
+    /// 16-bit signed, native byte order.
+    case signedInt16
+    /// 32-bit signed, native byte order (24-bit WAV samples are widened to this, shifted left by 8).
+    case signedInt32
+    /// 32-bit IEEE float, native byte order.
+    case float32
+    /// 64-bit IEEE float, native byte order.
+    case float64
+
+    var bytesPerSample: Int {
+        switch self {
+        case .unsignedInt8: return 1
+        case .signedInt16: return 2
+        case .signedInt32, .float32: return 4
+        case .float64: return 8
+        }
+    }
+
+    var ffmpegFormat: AVSampleFormat {
+        switch self {
+        case .unsignedInt8: return AV_SAMPLE_FMT_U8
+        case .signedInt16: return AV_SAMPLE_FMT_S16
+        case .signedInt32: return AV_SAMPLE_FMT_S32
+        case .float32: return AV_SAMPLE_FMT_FLT
+        case .float64: return AV_SAMPLE_FMT_DBL
+        }
+    }
+
+    var description: String {
+        switch self {
+        case .unsignedInt8: return "8-bit unsigned"
+        case .signedInt16: return "16-bit signed"
+        case .signedInt32: return "32-bit signed"
+        case .float32: return "32-bit float"
+        case .float64: return "64-bit float"
+        }
+    }
+}

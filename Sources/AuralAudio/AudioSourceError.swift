@@ -1,0 +1,91 @@
+import Foundation
+
+/// Why audio could not be read or converted.
+///
+/// Each case carries the evidence (the path, the format code, the value that was wrong), and every case
+/// has a description, a failure reason and a recovery suggestion through `LocalizedError`.
+public enum AudioSourceError: Error, Sendable, Equatable {
+    /// Nothing exists at the path.
+    case fileNotFound(path: String)
+    /// The file exists but could not be read (permissions, a directory, an I/O error).
+    case unreadableFile(path: String, reason: String)
+    /// The file has no bytes at all.
+    case emptyFile(path: String)
+    /// The file is not a format this module reads (for now, RIFF/WAVE); `reason` says what was found instead.
+    case notAudio(path: String, reason: String)
+    /// The file ends inside its header, before any audio data.
+    case truncated(path: String)
+    /// The header is complete but describes impossible audio (zero channels, zero sample rate, …).
+    case invalidHeader(path: String, reason: String)
+    /// The file is a WAV file whose sample encoding is not supported, such as ADPCM; `format` names it.
+    case unsupportedEncoding(path: String, format: String)
+    /// The converter cannot take this input (a sample rate or channel count out of range, or libswresample
+    /// refused it); `reason` says which.
+    case conversionFailed(reason: String)
+}
+
+extension AudioSourceError: LocalizedError {
+    /// One sentence saying what went wrong, naming the file.
+    public var errorDescription: String? {
+        switch self {
+        case .fileNotFound(let path):
+            return "No audio file at \(path)."
+        case .unreadableFile(let path, _):
+            return "Could not read \(path)."
+        case .emptyFile(let path):
+            return "The audio file \(path) is empty."
+        case .notAudio(let path, _):
+            return "\(path) is not a WAV file."
+        case .truncated(let path):
+            return "The WAV file \(path) is cut off inside its header."
+        case .invalidHeader(let path, _):
+            return "The WAV file \(path) has an invalid header."
+        case .unsupportedEncoding(let path, let format):
+            return "The WAV file \(path) uses an unsupported encoding: \(format)."
+        case .conversionFailed:
+            return "The audio could not be converted to 16 kHz mono."
+        }
+    }
+
+    /// The evidence: what was found where something else was expected.
+    public var failureReason: String? {
+        switch self {
+        case .fileNotFound(let path):
+            return "The path \(path) does not exist."
+        case .unreadableFile(_, let reason):
+            return reason
+        case .emptyFile:
+            return "The file has 0 bytes."
+        case .notAudio(_, let reason):
+            return reason
+        case .truncated:
+            return "The file ends before the \"fmt \" and \"data\" chunks are complete."
+        case .invalidHeader(_, let reason):
+            return reason
+        case .unsupportedEncoding:
+            return "Only PCM (8-bit unsigned, 16/24/32-bit signed) and IEEE float (32/64-bit) WAV files are read."
+        case .conversionFailed(let reason):
+            return reason
+        }
+    }
+
+    /// What the user can do about it.
+    public var recoverySuggestion: String? {
+        switch self {
+        case .fileNotFound:
+            return "Check the path and its spelling."
+        case .unreadableFile:
+            return "Check that the path is a regular file and that you may read it."
+        case .emptyFile, .truncated:
+            return "The recording was probably interrupted; record or copy the file again."
+        case .notAudio:
+            return "Convert the file to WAV first, for example: ffmpeg -i input -ar 16000 -ac 1 output.wav"
+        case .invalidHeader:
+            return "Re-export the file as a standard WAV file, for example: ffmpeg -i input output.wav"
+        case .unsupportedEncoding:
+            return "Convert it to 16-bit PCM, for example: ffmpeg -i input -c:a pcm_s16le output.wav"
+        case .conversionFailed:
+            return "Give audio with a positive sample rate and between 1 and 64 channels."
+        }
+    }
+}

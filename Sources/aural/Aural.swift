@@ -1,0 +1,75 @@
+import AuralKit
+import Foundation
+
+/// `aural`: transcribe audio files with AuralKit's on-device Whisper engine.
+@main
+struct Aural {
+    static let version = "0.1.0"
+
+    static let commands: [(name: String, abstract: String, run: @Sendable ([String]) async -> Int32)] = [
+        ("transcribe", TranscribeCommand.spec.abstract, TranscribeCommand.run),
+    ]
+
+    static func main() async {
+        preferFasterBLASKernel()
+        let arguments = Array(CommandLine.arguments.dropFirst())
+        exit(await dispatch(arguments))
+    }
+
+    static func dispatch(_ arguments: [String]) async -> Int32 {
+        guard let first = arguments.first, first != "--help", first != "-h", first != "help" else {
+            print(usage)
+            return 0
+        }
+        if first == "--version" {
+            print("aural \(version)")
+            return 0
+        }
+        guard let command = commands.first(where: { $0.name == first }) else {
+            var message = "error: unknown command '\(first)'"
+            if let match = closestMatch(to: first, among: commands.map(\.name)) { message += "; did you mean '\(match)'?" }
+            printError(message + "\nRun 'aural --help' for the commands.")
+            return UsageError.exitCode
+        }
+        return await command.run(Array(arguments.dropFirst()))
+    }
+
+    static var usage: String {
+        var lines = ["aural \(version): on-device speech to text with Whisper", "", "Usage: aural <command> [options]", "", "Commands:"]
+        for command in commands { lines.append("  \(command.name.padding(toLength: 12, withPad: " ", startingAt: 0))\(command.abstract)") }
+        lines += ["", "Run 'aural <command> --help' for a command's options."]
+        return lines.joined(separator: "\n")
+    }
+
+    /// Restarts this process once with `OPENBLAS_CORETYPE` set when OpenBLAS chose a generic kernel on a CPU that has
+    /// a faster one (see `BLASKernel`); set `OPENBLAS_CORETYPE` yourself to choose the kernel.
+    static func preferFasterBLASKernel() {
+        guard let coreType = BLASKernel.suggestedCoreType, ProcessInfo.processInfo.environment["AURAL_REEXECUTED"] == nil else {
+            return
+        }
+        setenv("OPENBLAS_CORETYPE", coreType, 1)
+        setenv("AURAL_REEXECUTED", "1", 1)
+        let arguments = CommandLine.arguments.map { strdup($0) } + [nil]
+        execv("/proc/self/exe", arguments)
+        // execv returns only on failure: carry on with the kernel we have.
+    }
+}
+
+/// Writes a line to standard error.
+func printError(_ text: String) {
+    FileHandle.standardError.write(Data((text + "\n").utf8))
+}
+
+/// Prints an error with its reason and recovery suggestion, as AuralKit's errors carry them.
+func report(_ error: Error, context: String? = nil) {
+    var lines: [String] = []
+    let prefix = context.map { "\($0): " } ?? ""
+    if let localized = error as? LocalizedError {
+        lines.append("error: \(prefix)\(localized.errorDescription ?? "\(error)")")
+        if let reason = localized.failureReason { lines.append("  \(reason)") }
+        if let suggestion = localized.recoverySuggestion { lines.append("hint: \(suggestion)") }
+    } else {
+        lines.append("error: \(prefix)\(error.localizedDescription)")
+    }
+    printError(lines.joined(separator: "\n"))
+}

@@ -1,0 +1,145 @@
+import AuralKit
+import Foundation
+
+/// `aural transcribe FILE...`: files to text, subtitles or JSON.
+enum TranscribeCommand {
+    static let spec = CommandSpec(
+        name: "aural transcribe",
+        abstract: "Transcribe or translate audio files (WAV) with Whisper",
+        options: [
+            OptionSpec("model", short: "m", .string("NAME|PATH"), help: "Installed model name (tiny.en, base, …) or a CTranslate2 model folder", defaultValue: ModelLocator.defaultModel),
+            OptionSpec("language", short: "l", .string("CODE"), help: "Spoken language (en, de, zh, …); detected when left out"),
+            OptionSpec("task", .choice(WhisperTask.allCases.map(\.rawValue)), help: "Transcribe in the spoken language, or translate to English", defaultValue: "transcribe"),
+            OptionSpec("format", short: "f", .choice(TranscriptFormat.allCases.map(\.rawValue)), help: "Output format", defaultValue: "txt"),
+            OptionSpec("output-dir", short: "o", .string("DIR"), help: "Write FILE's transcript to DIR/<name>.<format> instead of standard output"),
+            OptionSpec("beam-size", .int("N"), help: "Beams at temperature 0 (1 is greedy)", defaultValue: "5"),
+            OptionSpec("best-of", .int("N"), help: "Samples drawn at temperatures above 0", defaultValue: "5"),
+            OptionSpec("temperature", .double("T"), help: "First sampling temperature", defaultValue: "0"),
+            OptionSpec("temperature-increment-on-fallback", .double("T"), help: "Step to the next temperature when a decode fails the thresholds (0: no fallback)", defaultValue: "0.2"),
+            OptionSpec("word-timestamps", .flag, help: "Align each word to the audio (adds words to json; per-word cues are not written to srt/vtt)"),
+            OptionSpec("initial-prompt", .string("TEXT"), help: "Text that conditions the first window (names, spelling, style)"),
+            OptionSpec("no-condition-on-previous-text", .flag, help: "Decode each window without the previous window's text"),
+            OptionSpec("threads", .int("N"), help: "Threads for the matrix products", defaultValue: "all cores"),
+            OptionSpec("quiet", short: "q", .flag, help: "No progress bar"),
+        ],
+        positionals: [PositionalSpec("FILE", help: "Audio files: WAV in any PCM or float encoding, any rate and channel count", isRepeatable: true)]
+    )
+
+    static func run(_ arguments: [String]) async -> Int32 {
+        let parsed: ParsedArguments
+        do {
+            switch try spec.parse(arguments) {
+            case .help(let text):
+                print(text)
+                return 0
+            case .arguments(let arguments):
+                parsed = arguments
+            }
+        } catch {
+            printError(error.description)
+            return UsageError.exitCode
+        }
+
+        let files = parsed.positionals("FILE")
+        let format = parsed.string("format").flatMap(TranscriptFormat.init(rawValue:)) ?? .txt
+        let options: DecodingOptions
+        do {
+            options = try decodingOptions(parsed)
+        } catch {
+            report(error)
+            return UsageError.exitCode
+        }
+        let model: WhisperModel
+        do {
+            model = try WhisperModel(folder: try ModelLocator.folder(for: parsed.string("model") ?? ModelLocator.defaultModel))
+        } catch {
+            report(error)
+            return 1
+        }
+        let transcriber = Transcriber(model: model, threads: parsed.int("threads"))
+        let outputDirectory = parsed.string("output-dir").map { URL(fileURLWithPath: $0, isDirectory: true) }
+        if let outputDirectory {
+            do {
+                try FileManager.default.createDirectory(at: outputDirectory, withIntermediateDirectories: true)
+            } catch {
+                report(error, context: outputDirectory.path)
+                return 1
+            }
+        }
+
+        var failures = 0
+        for file in files {
+            do {
+                try await transcribe(
+                    file: file, with: transcriber, options: options, format: format, outputDirectory: outputDirectory,
+                    showProgress: !parsed.flag("quiet"))
+            } catch {
+                report(error, context: file)
+                failures += 1
+            }
+        }
+        return failures == 0 ? 0 : 1
+    }
+
+    /// The library's options with what the command line changed; defaults come from `DecodingOptions.init`.
+    static func decodingOptions(_ parsed: ParsedArguments) throws -> DecodingOptions {
+        var options = DecodingOptions()
+        options.language = parsed.string("language")
+        if let task = parsed.string("task").flatMap(WhisperTask.init(rawValue:)) { options.task = task }
+        if let beamSize = parsed.int("beam-size") { options.beamSize = beamSize }
+        if let bestOf = parsed.int("best-of") { options.bestOf = bestOf }
+        let start = parsed.double("temperature") ?? options.temperatures[0]
+        let increment = parsed.double("temperature-increment-on-fallback") ?? 0.2
+        if parsed.double("temperature") != nil || parsed.double("temperature-increment-on-fallback") != nil {
+            guard start >= 0, start <= 1, increment >= 0 else {
+                throw WhisperModelError.invalidOption(name: "temperature", reason: "needs 0 ≤ T ≤ 1 and an increment ≥ 0")
+            }
+            options.temperatures = increment > 0 ? Array(stride(from: start, through: 1.0 + 1e-9, by: increment)) : [start]
+        }
+        options.wordTimestamps = parsed.flag("word-timestamps")
+        options.initialPrompt = parsed.string("initial-prompt")
+        if parsed.flag("no-condition-on-previous-text") { options.conditionOnPreviousText = false }
+        if let threads = parsed.int("threads"), threads < 1 {
+            throw WhisperModelError.invalidOption(name: "threads", reason: "must be at least 1, got \(threads)")
+        }
+        try options.validate()
+        return options
+    }
+
+    static func transcribe(
+        file: String, with transcriber: Transcriber, options: DecodingOptions, format: TranscriptFormat,
+        outputDirectory: URL?, showProgress: Bool
+    ) async throws {
+        let url = URL(fileURLWithPath: file)
+        let samples = try AudioFileLoader.loadMono16k(url: url)
+        var progress = ProgressBar(
+            label: url.lastPathComponent, total: Double(samples.count) / 16_000, enabled: showProgress && isatty(STDERR_FILENO) == 1)
+        var info: TranscriptionInfo?
+        var segments: [Segment] = []
+        let streamText = format == .txt && outputDirectory == nil
+        for try await event in transcriber.events(samples, options: options) {
+            switch event {
+            case .info(let value):
+                info = value
+            case .segment(let segment):
+                segments.append(segment)
+                if streamText {
+                    progress.finish()
+                    FileHandle.standardOutput.write(Data((segment.text.trimmingCharacters(in: .whitespaces) + "\n").utf8))
+                }
+            case .progress(let fraction):
+                progress.update(fraction)
+            }
+        }
+        progress.finish()
+        guard let info else { return }
+        if streamText { return }
+        let rendered = format.writer.render(segments: segments, info: info)
+        if let outputDirectory {
+            let target = outputDirectory.appendingPathComponent(url.deletingPathExtension().lastPathComponent + "." + format.fileExtension)
+            try rendered.write(to: target, atomically: true, encoding: .utf8)
+        } else {
+            print(rendered, terminator: rendered.hasSuffix("\n") ? "" : "\n")
+        }
+    }
+}
