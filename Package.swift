@@ -25,7 +25,7 @@ let package = Package(
         .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio"], exclude: ["Golden"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio"]),
         .testTarget(name: "AuralKitTests", dependencies: ["AuralKit"], exclude: ["Snapshots"]),
-        .testTarget(name: "AuralCLITests", dependencies: ["AuralKit"]),
+        .testTarget(name: "AuralCLITests", dependencies: ["aural"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,0 +1,21 @@
+# The two commands a new machine needs (see README.md). Both run scripts/setup first, which is idempotent.
+SWIFT ?= swift
+TEST_BUILD := .build/test
+
+.PHONY: setup demo test bench
+
+setup:
+	scripts/setup
+
+# Transcribe a bundled real recording (A Tale of Two Cities, 44 s) with the default model.
+demo: setup
+	$(SWIFT) build -c release --product aural
+	.build/release/aural transcribe fixtures/audio/two_cities.wav
+
+# Every test, in an optimized build (the engine's tests run real models on real audio).
+test: setup
+	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
+	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build
+
+bench: setup
+	scripts/bench

@@ -1,0 +1,49 @@
+import Foundation
+
+/// Runs the built `aural` executable, which SwiftPM builds next to the test bundle.
+enum CLI {
+    struct Result {
+        var status: Int32
+        var stdout: String
+        var stderr: String
+    }
+
+    static var executable: URL {
+        var directory = URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent()
+        // The test runner may be inside an .xctest bundle on some platforms.
+        while directory.pathExtension == "xctest" || directory.lastPathComponent == "Contents" || directory.lastPathComponent == "MacOS" {
+            directory.deleteLastPathComponent()
+        }
+        return directory.appendingPathComponent("aural")
+    }
+
+    static let repositoryRoot = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    static func audio(_ name: String) -> String {
+        repositoryRoot.appendingPathComponent("fixtures/audio/\(name)").path
+    }
+
+    /// Runs `aural arguments…` to completion and returns what it printed.
+    static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        let process = Process()
+        process.executableURL = executable
+        process.arguments = arguments
+        process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
+        let out = Pipe()
+        let err = Pipe()
+        process.standardOutput = out
+        process.standardError = err
+        try process.run()
+        let outData = out.fileHandleForReading.readDataToEndOfFile()
+        let errData = err.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return Result(
+            status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
+            stderr: String(decoding: errData, as: UTF8.self))
+    }
+
+    static func snapshot(_ name: String) throws -> String {
+        try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/AuralCLITests/Snapshots/\(name)"), encoding: .utf8)
+    }
+}

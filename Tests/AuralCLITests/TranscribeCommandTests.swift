@@ -1,0 +1,86 @@
+import Foundation
+import Testing
+
+@Suite("aural transcribe")
+struct TranscribeCommandTests {
+    @Test("prints the transcript of a real recording")
+    func transcribesToStandardOutput() throws {
+        let result = try CLI.run(["transcribe", CLI.audio("beckett.wav"), "--model", "tiny.en", "--beam-size", "1"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "Ever tried, ever failed.\nNo matter, try again.\nFail again.\nFail better.\n")
+    }
+
+    @Test("writes SRT subtitles into the output folder")
+    func writesSubtitles() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aural-cli-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let result = try CLI.run([
+            "transcribe", CLI.audio("beckett.wav"), "-m", "tiny.en", "--beam-size", "1", "--format", "srt", "--output-dir", folder.path,
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.isEmpty)
+        let srt = try String(contentsOf: folder.appendingPathComponent("beckett.srt"), encoding: .utf8)
+        #expect(srt.hasPrefix("1\n00:00:00,000 --> 00:00:"))
+        #expect(srt.contains("\n2\n"))
+        #expect(srt.contains("fail better."))
+    }
+
+    @Test("JSON carries the language, segments and words with timings")
+    func writesJSON() throws {
+        let result = try CLI.run([
+            "transcribe", CLI.audio("beckett.wav"), "--model", "base", "--beam-size", "1", "--format", "json", "--word-timestamps",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = try #require(try JSONSerialization.jsonObject(with: Data(result.stdout.utf8)) as? [String: Any])
+        #expect(json["language"] as? String == "en")
+        #expect((json["language_probability"] as? Double ?? 0) > 0.9)
+        let segments = try #require(json["segments"] as? [[String: Any]])
+        #expect(!segments.isEmpty)
+        let words = segments.flatMap { ($0["words"] as? [[String: Any]]) ?? [] }
+        #expect(words.count >= 10)
+        let starts = words.compactMap { $0["start"] as? Double }
+        #expect(starts == starts.sorted())
+        #expect((words.last?["end"] as? Double ?? 0) <= 10.5)
+    }
+
+    @Test("--help shows the options")
+    func help() throws {
+        let result = try CLI.run(["transcribe", "--help"])
+        #expect(result.status == 0)
+        #expect(result.stdout == (try CLI.snapshot("transcribe-help.txt")))
+    }
+
+    @Test("an unknown option is a usage error with a suggestion")
+    func unknownOption() throws {
+        let result = try CLI.run(["transcribe", CLI.audio("beckett.wav"), "--fromat", "srt"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("--format"))
+    }
+
+    @Test("a missing file, a non-audio file and an uninstalled model give clear errors")
+    func errors() throws {
+        let missing = try CLI.run(["transcribe", "/nonexistent/audio.wav", "-m", "tiny.en"])
+        #expect(missing.status == 1)
+        #expect(missing.stderr.contains("error: /nonexistent/audio.wav"))
+        #expect(missing.stderr.contains("hint:"))
+
+        let text = FileManager.default.temporaryDirectory.appendingPathComponent("not-audio-\(UUID().uuidString).wav")
+        try Data("hello, this is not a WAV file at all".utf8).write(to: text)
+        defer { try? FileManager.default.removeItem(at: text) }
+        let notAudio = try CLI.run(["transcribe", text.path, "-m", "tiny.en"])
+        #expect(notAudio.status == 1)
+        #expect(notAudio.stderr.contains("hint:"))
+
+        let noModel = try CLI.run(["transcribe", CLI.audio("beckett.wav"), "--model", "large-v9"])
+        #expect(noModel.status == 1)
+        #expect(noModel.stderr.contains("The model \"large-v9\" is not installed."))
+        #expect(noModel.stderr.contains("scripts/setup"))
+    }
+
+    @Test("an unknown command suggests the closest one")
+    func unknownCommand() throws {
+        let result = try CLI.run(["transcrib"])
+        #expect(result.status == 64)
+        #expect(result.stderr.contains("did you mean 'transcribe'?"))
+    }
+}
