@@ -17,7 +17,7 @@ let package = Package(
         .target(
             name: "AuralWhisper",
             dependencies: ["CBLAS", "CZlib"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked"], .when(configuration: .release))]
+            swiftSettings: [.unsafeFlags(["-Ounchecked", "-target-cpu", "haswell"], .when(configuration: .release))]
         ),
         .target(name: "AuralAudio", dependencies: ["CFFmpeg"]),
         .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio"]),

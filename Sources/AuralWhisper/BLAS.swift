@@ -18,6 +18,10 @@ enum BLAS {
             SkinnyGEMM.multiply(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, alpha: alpha, beta: beta)
             return
         }
+        if !transposeB && m <= SkinnyGEMM.maxRows && alpha == 1 && beta == 0 && n <= 256 {
+            SkinnyGEMM.multiplyUntransposed(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc)
+            return
+        }
         cblas_sgemm(
             CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
             blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))

@@ -28,6 +28,38 @@ enum SkinnyGEMM {
         }
     }
 
+    /// c[r, :] = Σₖ a[r, k] · b[k, :] for r < m (B not transposed, [k × n] with leading dimension ldb): the
+    /// attention-weighted sum of values in a decoder step.
+    static func multiplyUntransposed(
+        m: Int, n: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
+        c: UnsafeMutablePointer<Float>, ldc: Int
+    ) {
+        precondition(m >= 1 && m <= maxRows)
+        let vectorEnd = n & ~7
+        for r in 0..<m {
+            let out = c + r * ldc
+            out.update(repeating: 0, count: n)
+            let weights = a + r * lda
+            for j in 0..<k {
+                let w = weights[j]
+                if w == 0 { continue }
+                let row = b + j * ldb
+                let scale = SIMD8<Float>(repeating: w)
+                var i = 0
+                while i < vectorEnd {
+                    let target = UnsafeMutableRawPointer(out + i)
+                    let sum = target.loadUnaligned(as: SIMD8<Float>.self) + scale * UnsafeRawPointer(row + i).loadUnaligned(as: SIMD8<Float>.self)
+                    target.storeBytes(of: sum, as: SIMD8<Float>.self)
+                    i += 8
+                }
+                while i < n {
+                    out[i] += w * row[i]
+                    i += 1
+                }
+            }
+        }
+    }
+
     private static func block(
         _ outputs: Range<Int>, m: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Float>, ldb: Int,
         c: UnsafeMutablePointer<Float>, ldc: Int, alpha: Float, beta: Float

@@ -214,7 +214,7 @@ public struct Transcriber: Sendable {
             if options.wordTimestamps {
                 WordAligner.addWordTimestamps(
                     to: &pieces, model: model, state: state, sotSequence: sotSequence, language: language,
-                    segmentSize: segmentSize, prependPunctuations: options.prependPunctuations,
+                    timeOffset: timeOffset, segmentSize: segmentSize, prependPunctuations: options.prependPunctuations,
                     appendPunctuations: options.appendPunctuations, lastSpeechTimestamp: lastSpeechTimestamp)
                 // faster-whisper `get_end`: the last word's end, else the last segment's end.
                 let lastEnd = pieces.last(where: { !($0.words ?? []).isEmpty })?.words?.last?.end ?? pieces.last?.end

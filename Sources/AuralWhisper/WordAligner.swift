@@ -36,7 +36,7 @@ enum WordAligner {
     ///   - lastSpeechTimestamp: end of the speech before this window, in seconds.
     static func addWordTimestamps(
         to segments: inout [PendingSegment], model: WhisperModel, state: DecoderState, sotSequence: [Int],
-        language: String, segmentSize: Int, prependPunctuations: String, appendPunctuations: String,
+        language: String, timeOffset: Double, segmentSize: Int, prependPunctuations: String, appendPunctuations: String,
         lastSpeechTimestamp: Double
     ) {
         guard !segments.isEmpty else { return }
@@ -52,7 +52,6 @@ enum WordAligner {
         let (medianDuration, maxDuration) = truncateLongWordsAtSentenceEnds(&alignment)
         mergePunctuations(&alignment, prepended: prependPunctuations, appended: appendPunctuations)
 
-        let timeOffset = windowTimeOffset(segments, segmentSize: segmentSize, timestampBegin: tokenizer.timestampBegin)
         var lastSpeech = lastSpeechTimestamp
         var wordIndex = 0
         for s in segments.indices {
@@ -97,6 +96,7 @@ enum WordAligner {
         guard split.count > 1 else { return [] }
 
         let input = sotSequence + [tokenizer.noTimestamps] + textTokens + [tokenizer.eot]
+        guard input.count <= state.weights.textContext else { return [] }
         let rowCount = input.count
         let sotLength = sotSequence.count
         let textLength = textTokens.count
@@ -107,31 +107,31 @@ enum WordAligner {
         let heads = orderedAlignmentHeads(model.alignmentHeads).filter {
             (0..<layerCount).contains($0.layer) && (0..<headCount).contains($0.head)
         }
-        let slot: [Int] = {
-            var slot = [Int](repeating: -1, count: layerCount * headCount)
-            for (i, h) in heads.enumerated() {
-                slot[h.layer * headCount + h.head] = i
-            }
-            return slot
+        // Where each (layer, head) goes among the alignment heads (a head listed twice counts twice, as in CT2).
+        let slots: [[Int]] = {
+            var slots = [[Int]](repeating: [], count: layerCount * headCount)
+            for (i, h) in heads.enumerated() { slots[h.layer * headCount + h.head].append(i) }
+            return slots
         }()
         let headTotal = heads.count
         guard headTotal > 0 else { return [] }
 
-        // attention[h][r][f]: softmax of the scores over the first `positions` frames only.
+        // attention[h][r][f]: softmax of the scores over the first `positions` frames only. The decoder hands over
+        // the softmax over all the frames; renormalising its first `positions` values gives the same numbers.
         let audioLength = state.audioLength
         let attention = UnsafeMutablePointer<Float>.allocate(capacity: headTotal * rowCount * positions)
         defer { attention.deallocate() }
         state.reset()
         let hidden = state.forward([input]) { layer, head, weights in
-            let index = slot[layer * headCount + head]
-            guard index >= 0 else { return }
-            for r in 0..<rowCount {
-                let source = weights + r * audioLength
-                let target = attention + (index * rowCount + r) * positions
-                var sum = 0.0
-                for f in 0..<positions { sum += Double(source[f]) }
-                let inverse = sum > 0 ? 1 / sum : 0
-                for f in 0..<positions { target[f] = Float(Double(source[f]) * inverse) }
+            for index in slots[layer * headCount + head] {
+                for r in 0..<rowCount {
+                    let source = weights + r * audioLength
+                    let target = attention + (index * rowCount + r) * positions
+                    var sum = 0.0
+                    for f in 0..<positions { sum += Double(source[f]) }
+                    let inverse = sum > 0 ? 1 / sum : 0
+                    for f in 0..<positions { target[f] = Float(Double(source[f]) * inverse) }
+                }
             }
         }
 
@@ -431,20 +431,6 @@ enum WordAligner {
         } else {
             segmentEnd = words[last].end
         }
-    }
-
-    /// Start of the window in seconds (faster-whisper's `seek / frames_per_second`), recovered from how the
-    /// transcriber cut the window into segments: a segment ends at the window start plus its last timestamp, and
-    /// a window with no timestamp after `<|0.00|>` is one segment starting at the window start.
-    static func windowTimeOffset(_ segments: [PendingSegment], segmentSize: Int, timestampBegin: Int) -> Double {
-        guard let last = segments.last else { return 0 }
-        let estimate: Double
-        if let timestamp = last.tokens.last(where: { $0 >= timestampBegin }), timestamp != timestampBegin {
-            estimate = last.end - Double(timestamp - timestampBegin) * secondsPerPosition
-        } else {
-            estimate = segments[0].start
-        }
-        return (estimate * 100).rounded() / 100
     }
 
     /// numpy's `round(x, 2)`: x·100 rounded half to even, over 100.

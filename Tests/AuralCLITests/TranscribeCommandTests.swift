@@ -22,7 +22,7 @@ struct TranscribeCommandTests {
         let srt = try String(contentsOf: folder.appendingPathComponent("beckett.srt"), encoding: .utf8)
         #expect(srt.hasPrefix("1\n00:00:00,000 --> 00:00:"))
         #expect(srt.contains("\n2\n"))
-        #expect(srt.contains("fail better."))
+        #expect(srt.contains("Fail better."))
     }
 
     @Test("JSON carries the language, segments and words with timings")

@@ -83,3 +83,40 @@ struct TranscriberTests {
         #expect(promptedText != plainText)
     }
 }
+
+@Suite("Transcriber with beam search and word timestamps")
+struct BeamAndWordsTests {
+    static let cases = [
+        "tiny.en-beckett-beam5", "tiny.en-two_cities-beam5", "tiny.en-endgame_nagg_nell-beam5",
+        "base-beckett-beam5", "base-two_cities-beam5",
+        "tiny.en-beckett-greedy", "base-endgame_nagg_nell-greedy",
+    ]
+
+    @Test("matches faster-whisper's tokens, segment times and word timings", arguments: cases)
+    func matchesReference(name: String) throws {
+        let golden = try GoldenTranscript.load(name)
+        let (info, segments) = try TranscriberTests.transcribe(golden, modelName: String(name.prefix { $0 != "-" }))
+        #expect(info.language == golden.info.language)
+        #expect(segments.map(\.tokens) == golden.segments.map(\.tokens))
+        #expect(segments.map(\.text) == golden.segments.map(\.text))
+        for (ours, theirs) in zip(segments, golden.segments) {
+            #expect(abs(ours.start - theirs.start) < 0.011)
+            #expect(abs(ours.end - theirs.end) < 0.011)
+            let words = ours.words ?? []
+            let reference = golden.words(of: theirs)
+            #expect(words.map(\.word) == reference.map(\.word))
+            for (word, expected) in zip(words, reference) {
+                #expect(abs(word.start - expected.start) <= 0.1)
+                #expect(abs(word.end - expected.end) <= 0.1)
+                #expect(abs(word.probability - expected.probability) <= 1e-3)
+            }
+            // What a user sees holds together: the words make the text, in order, at their segment. (faster-whisper
+            // itself lets a first word start up to a few tenths before its segment, as in base-two_cities-beam5.)
+            #expect(words.map(\.word).joined() == ours.text)
+            #expect(zip(words, words.dropFirst()).allSatisfy { $0.end <= $1.start + 1e-9 })
+            if let first = words.first, let last = words.last {
+                #expect(first.start >= ours.start - 0.5 && last.end <= ours.end + 0.5)
+            }
+        }
+    }
+}
