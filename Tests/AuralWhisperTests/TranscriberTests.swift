@@ -90,6 +90,7 @@ struct BeamAndWordsTests {
         "tiny.en-beckett-beam5", "tiny.en-two_cities-beam5", "tiny.en-endgame_nagg_nell-beam5",
         "base-beckett-beam5", "base-two_cities-beam5",
         "tiny.en-beckett-greedy", "base-endgame_nagg_nell-greedy",
+        "base-espeak_de-greedy", "base-espeak_es-beam5", "base-espeak_fr-greedy",
     ]
 
     @Test("matches faster-whisper's tokens, segment times and word timings", arguments: cases)
