@@ -27,7 +27,11 @@ enum Attention {
                     }
                 }
             }
-            Kernels.softmaxRows(scores, rows: queryCount, cols: keyCount, stride: keyCount, scale: scale)
+            let rows = SendableMutablePointer(scores)
+            Parallel.forEachRange(queryCount, minimum: max(1, (1 << 16) / max(keyCount, 1))) { range in
+                Kernels.softmaxRows(
+                    rows.pointer + range.lowerBound * keyCount, rows: range.count, cols: keyCount, stride: keyCount, scale: scale)
+            }
             capture?(h, scores)
             BLAS.gemm(
                 m: queryCount, n: headWidth, k: keyCount, a: scores, lda: keyCount,
