@@ -50,12 +50,14 @@ enum TranscribeCommand {
             return UsageError.exitCode
         }
         let model: WhisperModel
+        let loadStart = Date()
         do {
             model = try WhisperModel(folder: try ModelLocator.folder(for: parsed.string("model") ?? ModelLocator.defaultModel))
         } catch {
             report(error)
             return 1
         }
+        let loadSeconds = Date().timeIntervalSince(loadStart)
         let transcriber = Transcriber(model: model, threads: parsed.int("threads"))
         let outputDirectory = parsed.string("output-dir").map { URL(fileURLWithPath: $0, isDirectory: true) }
         if let outputDirectory {
@@ -72,7 +74,7 @@ enum TranscribeCommand {
             do {
                 try await transcribe(
                     file: file, with: transcriber, options: options, format: format, outputDirectory: outputDirectory,
-                    showProgress: !parsed.flag("quiet"))
+                    showProgress: !parsed.flag("quiet"), modelLoadSeconds: loadSeconds)
             } catch {
                 report(error, context: file)
                 failures += 1
@@ -108,8 +110,9 @@ enum TranscribeCommand {
 
     static func transcribe(
         file: String, with transcriber: Transcriber, options: DecodingOptions, format: TranscriptFormat,
-        outputDirectory: URL?, showProgress: Bool
+        outputDirectory: URL?, showProgress: Bool, modelLoadSeconds: Double
     ) async throws {
+        let started = Date()
         let url = URL(fileURLWithPath: file)
         let samples = try AudioFileLoader.loadMono16k(url: url)
         var progress = ProgressBar(
@@ -134,7 +137,11 @@ enum TranscribeCommand {
         progress.finish()
         guard let info else { return }
         if streamText { return }
-        let rendered = format.writer.render(segments: segments, info: info)
+        let writer: any TranscriptWriter = format == .json
+            ? JSONWriter(timings: TranscriptionTimings(
+                modelLoadSeconds: modelLoadSeconds, transcriptionSeconds: Date().timeIntervalSince(started)))
+            : format.writer
+        let rendered = writer.render(segments: segments, info: info)
         if let outputDirectory {
             let target = outputDirectory.appendingPathComponent(url.deletingPathExtension().lastPathComponent + "." + format.fileExtension)
             try rendered.write(to: target, atomically: true, encoding: .utf8)

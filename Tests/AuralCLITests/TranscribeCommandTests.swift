@@ -41,6 +41,9 @@ struct TranscribeCommandTests {
         let starts = words.compactMap { $0["start"] as? Double }
         #expect(starts == starts.sorted())
         #expect((words.last?["end"] as? Double ?? 0) <= 10.5)
+        let timings = try #require(json["timings"] as? [String: Double])
+        #expect((timings["model_load_seconds"] ?? 0) > 0)
+        #expect((timings["transcription_seconds"] ?? 0) > 0)
     }
 
     @Test("--help shows the options")

@@ -43,8 +43,13 @@ import Foundation
 /// segment when word timestamps were not asked for. Times are in seconds. A non-finite number, which JSON
 /// cannot hold, is written as the string `"NaN"`, `"Infinity"` or `"-Infinity"`.
 public struct JSONWriter: TranscriptWriter {
-    /// Creates a JSON writer.
-    public init() {}
+    /// Processing times to include as `timings` (`model_load_seconds`, `transcription_seconds`); nil leaves them out.
+    public var timings: TranscriptionTimings?
+
+    /// Creates a JSON writer; with `timings`, the document says how long loading and transcribing took.
+    public init(timings: TranscriptionTimings? = nil) {
+        self.timings = timings
+    }
 
     /// The JSON document, ending with a newline.
     public func render(segments: [Segment], info: TranscriptionInfo) -> String {
@@ -53,7 +58,8 @@ public struct JSONWriter: TranscriptWriter {
             languageProbability: info.languageProbability,
             duration: info.duration,
             text: segments.map(\.text).joined(),
-            segments: segments.map(SegmentRecord.init)
+            segments: segments.map(SegmentRecord.init),
+            timings: timings
         )
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
@@ -75,11 +81,30 @@ private struct Document: Encodable {
     var duration: Double
     var text: String
     var segments: [SegmentRecord]
+    var timings: TranscriptionTimings?
 
     enum CodingKeys: String, CodingKey {
         case language
         case languageProbability = "language_probability"
-        case duration, text, segments
+        case duration, text, segments, timings
+    }
+}
+
+/// How long a transcription took, in seconds of wall time.
+public struct TranscriptionTimings: Encodable, Sendable, Equatable {
+    /// Reading the model folder into memory.
+    public var modelLoadSeconds: Double
+    /// Decoding the audio file and transcribing it.
+    public var transcriptionSeconds: Double
+
+    public init(modelLoadSeconds: Double, transcriptionSeconds: Double) {
+        self.modelLoadSeconds = modelLoadSeconds
+        self.transcriptionSeconds = transcriptionSeconds
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case modelLoadSeconds = "model_load_seconds"
+        case transcriptionSeconds = "transcription_seconds"
     }
 }
 
