@@ -38,12 +38,7 @@ struct GoldenTranscript: Decodable {
     var segments: [GoldenSegment]
     var recording: String
 
-    static func load(_ name: String) throws -> GoldenTranscript {
-        let url = Fixtures.repositoryRoot.appendingPathComponent("Tests/AuralWhisperTests/Golden/\(name).json")
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(GoldenTranscript.self, from: Data(contentsOf: url))
-    }
+    static func load(_ name: String) throws -> GoldenTranscript { try loadGolden(name) }
 
     /// Words as `WordTiming`s.
     func words(of segment: GoldenSegment) -> [WordTiming] {
@@ -77,10 +72,13 @@ struct GoldenFeatures: Decodable {
     var mel: Mel
     var encoder: EncoderOutput
 
-    static func load(_ name: String) throws -> GoldenFeatures {
-        let url = Fixtures.repositoryRoot.appendingPathComponent("Tests/AuralWhisperTests/Golden/\(name).json")
-        let decoder = JSONDecoder()
-        decoder.keyDecodingStrategy = .convertFromSnakeCase
-        return try decoder.decode(GoldenFeatures.self, from: Data(contentsOf: url))
-    }
+    static func load(_ name: String) throws -> GoldenFeatures { try loadGolden(name) }
+}
+
+/// Decodes `Golden/<name>.json` (snake_case keys).
+func loadGolden<T: Decodable>(_ name: String) throws -> T {
+    let url = Fixtures.repositoryRoot.appendingPathComponent("Tests/AuralWhisperTests/Golden/\(name).json")
+    let decoder = JSONDecoder()
+    decoder.keyDecodingStrategy = .convertFromSnakeCase
+    return try decoder.decode(T.self, from: Data(contentsOf: url))
 }
