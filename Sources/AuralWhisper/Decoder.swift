@@ -18,6 +18,8 @@ struct DecoderWeights: Sendable {
 
     /// [vocabulary × d]; also the output projection.
     let embeddings: Tensor
+    /// The embeddings in float16 as stored, for the output projection of a few rows; nil if not stored so.
+    let halfEmbeddings: HalfTensor?
     /// [textContext × d] learned positions.
     let positions: Tensor
     let layers: [Layer]
@@ -36,6 +38,7 @@ struct DecoderWeights: Sendable {
             throw WhisperModelError.corruptModel(path: file.path, reason: "decoder embeddings have shape \(embeddingShape)")
         }
         embeddings = Tensor(try file.floats("decoder/embeddings/weight"))
+        halfEmbeddings = try file.halves("decoder/embeddings/weight")
         let positionShape = try file.shape("decoder/position_encodings/encodings")
         textContext = positionShape[0]
         positions = Tensor(try file.floats("decoder/position_encodings/encodings", shape: [textContext, width]))
@@ -44,15 +47,15 @@ struct DecoderWeights: Sendable {
             let p = "decoder/layer_\(layers.count)"
             layers.append(Layer(
                 selfNorm: try LayerNorm(file, p + "/self_attention/layer_norm", size: width),
-                selfQKV: try Linear(file, p + "/self_attention/linear_0"),
-                selfOut: try Linear(file, p + "/self_attention/linear_1"),
+                selfQKV: try Linear(file, p + "/self_attention/linear_0", keepHalf: true),
+                selfOut: try Linear(file, p + "/self_attention/linear_1", keepHalf: true),
                 crossNorm: try LayerNorm(file, p + "/attention/layer_norm", size: width),
-                crossQuery: try Linear(file, p + "/attention/linear_0"),
+                crossQuery: try Linear(file, p + "/attention/linear_0", keepHalf: true),
                 crossKV: try Linear(file, p + "/attention/linear_1"),
-                crossOut: try Linear(file, p + "/attention/linear_2"),
+                crossOut: try Linear(file, p + "/attention/linear_2", keepHalf: true),
                 ffnNorm: try LayerNorm(file, p + "/ffn/layer_norm", size: width),
-                ffnIn: try Linear(file, p + "/ffn/linear_0"),
-                ffnOut: try Linear(file, p + "/ffn/linear_1")))
+                ffnIn: try Linear(file, p + "/ffn/linear_0", keepHalf: true),
+                ffnOut: try Linear(file, p + "/ffn/linear_1", keepHalf: true)))
         }
         guard !layers.isEmpty else {
             throw WhisperModelError.corruptModel(path: file.path, reason: "the decoder has no layers")
@@ -210,6 +213,12 @@ final class DecoderState {
         let gathered = Tensor(count: rows.count * d)
         for (i, r) in rows.enumerated() { (gathered.pointer + i * d).update(from: hidden.pointer + r * d, count: d) }
         let out = Tensor(count: rows.count * v)
+        if rows.count <= SkinnyGEMM.maxRows, let halfEmbeddings = weights.halfEmbeddings {
+            SkinnyGEMM.multiply(
+                m: rows.count, n: v, k: d, a: gathered.pointer, lda: d, b: halfEmbeddings.pointer, ldb: d, c: out.pointer,
+                ldc: v, alpha: 1, beta: 0)
+            return out
+        }
         if rows.count == 1 {
             BLAS.gemv(m: v, n: d, a: weights.embeddings.pointer, lda: d, x: gathered.pointer, y: out.pointer)
             return out

@@ -1,18 +1,23 @@
 /// A dense layer y = x·Wᵀ + b with W stored [out, in] row-major, as CTranslate2 writes it.
 struct Linear: Sendable {
     let weight: Tensor
+    /// The same weights in float16 as the file stores them, for products of a few rows (decoder steps);
+    /// nil for layers that only run on many rows, or when the file is not float16.
+    let halfWeight: HalfTensor?
     let bias: Tensor?
     let outFeatures: Int
     let inFeatures: Int
 
     init(weight: Tensor, bias: Tensor?, outFeatures: Int, inFeatures: Int) {
         self.weight = weight
+        halfWeight = nil
         self.bias = bias
         self.outFeatures = outFeatures
         self.inFeatures = inFeatures
     }
 
-    init(_ file: ModelFile, _ prefix: String, bias hasBias: Bool = true) throws {
+    /// - Parameter keepHalf: also keep the float16 weights for few-row products (decoder layers).
+    init(_ file: ModelFile, _ prefix: String, bias hasBias: Bool = true, keepHalf: Bool = false) throws {
         let shape = try file.shape(prefix + "/weight")
         guard shape.count == 2 else {
             throw WhisperModelError.corruptModel(path: file.path, reason: "\(prefix)/weight has rank \(shape.count), expected 2")
@@ -20,6 +25,7 @@ struct Linear: Sendable {
         outFeatures = shape[0]
         inFeatures = shape[1]
         weight = Tensor(try file.floats(prefix + "/weight"))
+        halfWeight = keepHalf ? try file.halves(prefix + "/weight") : nil
         bias = hasBias ? Tensor(try file.floats(prefix + "/bias", shape: [outFeatures])) : nil
     }
 
@@ -34,7 +40,11 @@ struct Linear: Sendable {
         accumulate: Bool = false
     ) {
         let n = outputs.count
-        if rows == 1 {
+        if rows <= SkinnyGEMM.maxRows, let halfWeight {
+            SkinnyGEMM.multiply(
+                m: rows, n: n, k: inFeatures, a: x, lda: inFeatures, b: halfWeight.pointer + outputs.lowerBound * inFeatures,
+                ldb: inFeatures, c: y, ldc: n, alpha: 1, beta: accumulate ? 1 : 0)
+        } else if rows == 1 {
             BLAS.gemv(
                 m: n, n: inFeatures, a: weight.pointer + outputs.lowerBound * inFeatures, lda: inFeatures, x: x, y: y,
                 beta: accumulate ? 1 : 0)

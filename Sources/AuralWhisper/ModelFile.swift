@@ -143,6 +143,20 @@ struct ModelFile {
         return Float(bitPattern: sign | ((exponent + 112) << 23) | (mantissa << 13))
     }
 
+    /// A float16 variable's values exactly as stored, or nil when the variable is stored in another type
+    /// (the decoder reads float16 weights directly in its steps; see `SkinnyGEMM`).
+    func halves(_ name: String) throws -> HalfTensor? {
+        let v = try variable(name)
+        guard v.dataType == .float16 else { return nil }
+        let count = v.shape.reduce(1, *)
+        let tensor = HalfTensor(count: count)
+        data.withUnsafeBytes { raw in
+            UnsafeMutableRawPointer(tensor.pointer).copyMemory(
+                from: raw.baseAddress!.advanced(by: v.range.lowerBound), byteCount: count * 2)
+        }
+        return tensor
+    }
+
     /// An integer scalar (flags and head counts are stored as int8/int16/int32).
     func integer(_ name: String) throws -> Int {
         let v = try variable(name)

@@ -32,3 +32,20 @@ final class Tensor: @unchecked Sendable {
         set { pointer[index] = newValue }
     }
 }
+
+/// float16 storage with a stable address, freed on deinit: a model's float16 weights kept as stored, so that the
+/// decoder's steps read half the bytes. Written once at load, then only read (hence `@unchecked Sendable`).
+final class HalfTensor: @unchecked Sendable {
+    /// The first element; valid for `count` elements while the tensor lives.
+    let pointer: UnsafeMutablePointer<Float16>
+    /// Number of elements.
+    let count: Int
+
+    init(count: Int) {
+        self.count = count
+        pointer = .allocate(capacity: max(count, 1))
+        pointer.initialize(repeating: 0, count: max(count, 1))
+    }
+
+    deinit { pointer.deallocate() }
+}
