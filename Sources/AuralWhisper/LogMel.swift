@@ -13,6 +13,10 @@ struct LogMel: Sendable {
     static let bins = fftSize / 2 + 1
     /// Frames in one 30-second window.
     static let windowFrames = 3000
+    /// Frames per DFT product. Products always cover frames `k · batchFrames ..< (k + 1) · batchFrames` (or up to the
+    /// last frame), because BLAS may round a row differently at another position in a product: computing the same
+    /// batches keeps every frame bit-identical however the audio is read (see `StreamingLogMel`).
+    static let batchFrames = 250
 
     let melCount: Int
     /// [melCount × 201] Slaney filterbank, row-major.
@@ -38,69 +42,10 @@ struct LogMel: Sendable {
     /// The log-mel spectrogram of 16 kHz mono samples after appending `padding` zeros:
     /// [melCount × frames] row-major with frames = (samples + padding) / 160, rounded down.
     func spectrogram(_ samples: [Float], padding: Int = hopLength) -> MelSpectrogram {
-        let length = samples.count + padding
-        let frames = length / LogMel.hopLength
+        let frames = LogMel.frameCount(samples: samples.count, padding: padding)
         guard frames > 0 else { return MelSpectrogram(melCount: melCount, frames: 0, values: []) }
-        var out = [Float](repeating: 0, count: melCount * frames)
-        let chunk = 1000
-        let stride2 = 2 * LogMel.bins
-        var frameBuffer = [Double](repeating: 0, count: chunk * LogMel.fftSize)
-        var spectrum = [Double](repeating: 0, count: chunk * stride2)
-        var power = [Float](repeating: 0, count: chunk * LogMel.bins)
-        let half = LogMel.fftSize / 2
-
-        // The reflect-padded signal of `length` samples (zeros after the audio), read by index.
-        func sample(_ index: Int) -> Float {
-            var i = index - half
-            if length == 1 { return samples.isEmpty ? 0 : samples[0] }
-            let period = 2 * (length - 1)
-            i = ((i % period) + period) % period
-            if i >= length { i = period - i }
-            return i < samples.count ? samples[i] : 0
-        }
-
-        do {
-            var start = 0
-            while start < frames {
-                let count = min(chunk, frames - start)
-                frameBuffer.withUnsafeMutableBufferPointer { fb in
-                    for f in 0..<count {
-                        let first = (start + f) * LogMel.hopLength
-                        let row = fb.baseAddress! + f * LogMel.fftSize
-                        if first >= half && first - half + LogMel.fftSize <= samples.count {
-                            for n in 0..<LogMel.fftSize { row[n] = Double(samples[first - half + n]) }
-                        } else {
-                            for n in 0..<LogMel.fftSize { row[n] = Double(sample(first + n)) }
-                        }
-                    }
-                }
-                frameBuffer.withUnsafeBufferPointer { fb in
-                    basis.withUnsafeBufferPointer { b in
-                        spectrum.withUnsafeMutableBufferPointer { sp in
-                            BLAS.dgemm(
-                                m: count, n: stride2, k: LogMel.fftSize, a: fb.baseAddress!, lda: LogMel.fftSize,
-                                b: b.baseAddress!, ldb: stride2, c: sp.baseAddress!, ldc: stride2)
-                        }
-                    }
-                }
-                for f in 0..<count {
-                    for k in 0..<LogMel.bins {
-                        let re = spectrum[f * stride2 + k]
-                        let im = spectrum[f * stride2 + LogMel.bins + k]
-                        power[f * LogMel.bins + k] = Float(re * re + im * im)
-                    }
-                }
-                power.withUnsafeBufferPointer { p in
-                    filters.withUnsafeBufferPointer { fl in
-                        out.withUnsafeMutableBufferPointer { o in
-                            BLAS.gemm(
-                                m: melCount, n: count, k: LogMel.bins, a: fl.baseAddress!, lda: LogMel.bins,
-                                b: p.baseAddress!, ldb: LogMel.bins, transposeB: true, c: o.baseAddress! + start, ldc: frames)
-                        }
-                    }
-                }
-                start += count
-            }
+        var out = samples.withUnsafeBufferPointer { buffer in
+            energies(firstFrame: 0, count: frames, signal: SignalWindow(samples: buffer, offset: 0, audioLength: samples.count, padding: padding))
         }
         var maxValue = -Float.infinity
         for i in out.indices {
@@ -111,6 +56,72 @@ struct LogMel: Sendable {
         let floor = maxValue - 8
         for i in out.indices { out[i] = (max(out[i], floor) + 4) / 4 }
         return MelSpectrogram(melCount: melCount, frames: frames, values: out)
+    }
+
+    /// Frames in the spectrogram of `samples` samples followed by `padding` zeros.
+    static func frameCount(samples: Int, padding: Int = hopLength) -> Int {
+        (samples + padding) / hopLength
+    }
+
+    /// Mel energies before the log: frames `firstFrame ..< firstFrame + count` as [melCount × count] row-major.
+    ///
+    /// Frame `f` is centred on padded-signal sample `f · 160` and reads 200 samples either side, reflected at both
+    /// ends of the padded signal (`numpy.pad(mode: "reflect")`), so any range of frames computed from a window of the
+    /// signal equals the same frames of the whole spectrogram. `signal` must hold every sample those frames read, and
+    /// `firstFrame` must be a multiple of `batchFrames` (see there).
+    func energies(firstFrame: Int, count: Int, signal: SignalWindow) -> [Float] {
+        precondition(firstFrame % LogMel.batchFrames == 0, "products start at a batch boundary")
+        var out = [Float](repeating: 0, count: melCount * count)
+        guard count > 0 else { return out }
+        let batch = LogMel.batchFrames
+        let stride2 = 2 * LogMel.bins
+        var frameBuffer = [Double](repeating: 0, count: batch * LogMel.fftSize)
+        var spectrum = [Double](repeating: 0, count: batch * stride2)
+        var power = [Float](repeating: 0, count: batch * LogMel.bins)
+        let half = LogMel.fftSize / 2
+        var start = 0
+        while start < count {
+            let rows = min(batch, count - start)
+            frameBuffer.withUnsafeMutableBufferPointer { fb in
+                for f in 0..<rows {
+                    let first = (firstFrame + start + f) * LogMel.hopLength - half
+                    let row = fb.baseAddress! + f * LogMel.fftSize
+                    if first >= signal.offset, first + LogMel.fftSize <= min(signal.audioLength, signal.end) {
+                        let base = signal.samples.baseAddress! + (first - signal.offset)
+                        for n in 0..<LogMel.fftSize { row[n] = Double(base[n]) }
+                    } else {
+                        for n in 0..<LogMel.fftSize { row[n] = Double(signal.sample(atPaddedIndex: first + n)) }
+                    }
+                }
+            }
+            frameBuffer.withUnsafeBufferPointer { fb in
+                basis.withUnsafeBufferPointer { b in
+                    spectrum.withUnsafeMutableBufferPointer { sp in
+                        BLAS.dgemm(
+                            m: rows, n: stride2, k: LogMel.fftSize, a: fb.baseAddress!, lda: LogMel.fftSize,
+                            b: b.baseAddress!, ldb: stride2, c: sp.baseAddress!, ldc: stride2)
+                    }
+                }
+            }
+            for f in 0..<rows {
+                for k in 0..<LogMel.bins {
+                    let re = spectrum[f * stride2 + k]
+                    let im = spectrum[f * stride2 + LogMel.bins + k]
+                    power[f * LogMel.bins + k] = Float(re * re + im * im)
+                }
+            }
+            power.withUnsafeBufferPointer { p in
+                filters.withUnsafeBufferPointer { fl in
+                    out.withUnsafeMutableBufferPointer { o in
+                        BLAS.gemm(
+                            m: melCount, n: rows, k: LogMel.bins, a: fl.baseAddress!, lda: LogMel.bins,
+                            b: p.baseAddress!, ldb: LogMel.bins, transposeB: true, c: o.baseAddress! + start, ldc: count)
+                    }
+                }
+            }
+            start += rows
+        }
+        return out
     }
 
     /// `librosa.filters.mel(sr: 16000, n_fft: 400, n_mels:)` with Slaney scale and area normalisation.
@@ -162,5 +173,27 @@ struct MelSpectrogram: Sendable {
             }
         }
         return out
+    }
+}
+
+/// Part of the audio that `LogMel.energies` reads: `samples` are audio samples `offset ..< offset + samples.count`
+/// of a signal `audioLength` samples long, followed by `padding` zeros.
+struct SignalWindow {
+    let samples: UnsafeBufferPointer<Float>
+    let offset: Int
+    let audioLength: Int
+    let padding: Int
+
+    /// One past the last audio sample held.
+    var end: Int { offset + samples.count }
+
+    /// Sample `index` of the padded signal (`audioLength + padding` long), reflected into it at both ends.
+    func sample(atPaddedIndex index: Int) -> Float {
+        let length = audioLength + padding
+        if length == 1 { return audioLength == 0 ? 0 : samples[0 - offset] }
+        let period = 2 * (length - 1)
+        var i = ((index % period) + period) % period
+        if i >= length { i = period - i }
+        return i < audioLength ? samples[i - offset] : 0
     }
 }

@@ -42,9 +42,21 @@ public struct Transcriber: Sendable {
     public func transcribe(
         _ samples: [Float], options: DecodingOptions = DecodingOptions(), onSegment: (Segment) -> Void = { _ in }
     ) throws -> (info: TranscriptionInfo, segments: [Segment]) {
+        try transcribe(reading: { ArraySampleReader(samples) }, options: options, onSegment: onSegment)
+    }
+
+    /// Transcribes audio read in pieces, holding about one 30-second window of it at a time, and returns the segments
+    /// once done. The segments are the same as for the whole audio in one array.
+    /// - Parameters:
+    ///   - open: starts a reading of the audio from its beginning; called twice (see `SampleReading`).
+    ///   - onSegment: called with each segment as soon as its window is decoded.
+    public func transcribe(
+        reading open: () throws -> any SampleReading, options: DecodingOptions = DecodingOptions(),
+        onSegment: (Segment) -> Void = { _ in }
+    ) throws -> (info: TranscriptionInfo, segments: [Segment]) {
         var info: TranscriptionInfo?
         var segments: [Segment] = []
-        try run(samples, options: options, onInfo: { info = $0 }, onSegment: {
+        try run(reading: open, options: options, onInfo: { info = $0 }, onSegment: {
             segments.append($0)
             onSegment($0)
         }, onProgress: { _ in }, isCancelled: { false })
@@ -54,17 +66,27 @@ public struct Transcriber: Sendable {
     /// Transcribes on a dedicated thread and delivers the info, then each segment, then progress, as they come.
     /// Cancelling the consumer's task (or ending iteration) stops decoding after the current window.
     public func events(_ samples: [Float], options: DecodingOptions = DecodingOptions()) -> AsyncThrowingStream<TranscriptionEvent, Error> {
+        events(reading: { ArraySampleReader(samples) }, options: options)
+    }
+
+    /// `events(_:options:)` for audio read in pieces (see `transcribe(reading:options:onSegment:)`); `open` is called
+    /// on the transcription's thread.
+    public func events(
+        reading open: @escaping @Sendable () throws -> any SampleReading, options: DecodingOptions = DecodingOptions()
+    ) -> AsyncThrowingStream<TranscriptionEvent, Error> {
         AsyncThrowingStream { continuation in
             let cancelled = CancellationFlag()
             continuation.onTermination = { _ in cancelled.set() }
             let thread = Thread {
                 do {
                     try run(
-                        samples, options: options,
+                        reading: open, options: options,
                         onInfo: { continuation.yield(.info($0)) },
                         onSegment: { continuation.yield(.segment($0)) },
                         onProgress: { continuation.yield(.progress($0)) },
                         isCancelled: { cancelled.isSet })
+                    continuation.finish()
+                } catch is CancellationError {
                     continuation.finish()
                 } catch {
                     continuation.finish(throwing: error)
@@ -100,15 +122,18 @@ public struct Transcriber: Sendable {
     }
 
     /// The whole transcription on the calling thread (faster-whisper `generate_segments`).
+    ///
+    /// `open` is called twice: the first reading finds the log-mel maximum, the second feeds the windows.
     func run(
-        _ samples: [Float], options: DecodingOptions, onInfo: (TranscriptionInfo) -> Void, onSegment: (Segment) -> Void,
-        onProgress: (Double) -> Void, isCancelled: () -> Bool
+        reading open: () throws -> any SampleReading, options: DecodingOptions, onInfo: (TranscriptionInfo) -> Void,
+        onSegment: (Segment) -> Void, onProgress: (Double) -> Void, isCancelled: () -> Bool
     ) throws {
         try options.validate()
-        try Self.validate(samples)
         let tokenizer = model.tokenizer
-        let duration = Double(samples.count) / Double(LogMel.sampleRate)
-        let mel = model.logMel.spectrogram(samples)
+        var firstReading = try open()
+        let summary = try StreamingLogMel.scan(&firstReading, logMel: model.logMel, isCancelled: isCancelled)
+        let mel = MelWindows(reader: try open(), logMel: model.logMel, summary: summary)
+        let duration = Double(summary.sampleCount) / Double(LogMel.sampleRate)
         let contentFrames = max(0, mel.frames - 1)
 
         var firstEncoding: Tensor?
@@ -121,7 +146,7 @@ public struct Transcriber: Sendable {
                 language = requested
             }
         } else if model.isMultilingual {
-            let encoded = Encoder.encode(mel.window(start: 0, count: LogMel.windowFrames), frames: LogMel.windowFrames, weights: model.encoder)
+            let encoded = Encoder.encode(try mel.window(start: 0, count: LogMel.windowFrames), frames: LogMel.windowFrames, weights: model.encoder)
             firstEncoding = encoded
             allProbabilities = LanguageDetector.probabilities(model: model, encoderOutput: encoded, audioLength: model.audioContext)
             language = allProbabilities[0].language
@@ -164,7 +189,7 @@ public struct Transcriber: Sendable {
             let timeOffset = Double(seek) * 0.01
             let segmentSize = min(LogMel.windowFrames, contentFrames - seek)
             if let threshold = options.silenceThreshold,
-                Self.loudestFrameRMS(samples, from: seek * LogMel.hopLength, count: segmentSize * LogMel.hopLength) < threshold {
+                try mel.loudestFrameRMS(from: seek * LogMel.hopLength, count: segmentSize * LogMel.hopLength) < threshold {
                 seek += segmentSize
                 onProgress(min(Double(seek) / Double(contentFrames), 1))
                 continue
@@ -175,7 +200,7 @@ public struct Transcriber: Sendable {
             if seek == 0, segmentSize == LogMel.windowFrames, let firstEncoding {
                 encoded = firstEncoding
             } else {
-                encoded = Encoder.encode(mel.window(start: seek, count: segmentSize), frames: LogMel.windowFrames, weights: model.encoder)
+                encoded = Encoder.encode(try mel.window(start: seek, count: segmentSize), frames: LogMel.windowFrames, weights: model.encoder)
             }
             let state = DecoderState(
                 weights: model.decoder, encoderOutput: encoded, audioLength: model.audioContext,
@@ -240,21 +265,6 @@ public struct Transcriber: Sendable {
             }
             onProgress(contentFrames == 0 ? 1 : min(Double(seek) / Double(contentFrames), 1))
         }
-    }
-
-    /// The highest RMS of the 100 ms frames of `samples[from ..< from + count]`.
-    static func loudestFrameRMS(_ samples: [Float], from: Int, count: Int) -> Double {
-        let end = min(samples.count, from + count)
-        var loudest = 0.0
-        var start = from
-        while start < end {
-            let stop = min(end, start + 1600)
-            var sum = 0.0
-            for i in start..<stop { sum += Double(samples[i]) * Double(samples[i]) }
-            loudest = max(loudest, (sum / Double(stop - start)).squareRoot())
-            start = stop
-        }
-        return loudest
     }
 
     /// One window's accepted decode with the numbers the fallback judged it by.
