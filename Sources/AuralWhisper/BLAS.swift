@@ -22,9 +22,33 @@ enum BLAS {
             SkinnyGEMM.multiplyUntransposed(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc)
             return
         }
-        cblas_sgemm(
-            CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-            blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+        let parts = rowParts(m: m, work: m * n * k)
+        if parts == 1 {
+            cblas_sgemm(
+                CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+            return
+        }
+        let a = SendablePointer(a), b = SendablePointer(b), c = SendableMutablePointer(c)
+        WorkerPool.shared.run(parts: parts) { part in
+            let rows = rowRange(part, of: parts, m: m)
+            cblas_sgemm(
+                CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
+                blasint(rows.count), blasint(n), blasint(k), alpha, a.pointer + rows.lowerBound * lda, blasint(lda),
+                b.pointer, blasint(ldb), beta, c.pointer + rows.lowerBound * ldc, blasint(ldc))
+        }
+    }
+
+    /// Row blocks for a product of `m` rows: one per pool thread when the product is large enough to pay for it.
+    private static func rowParts(m: Int, work: Int) -> Int {
+        work >= 1 << 21 && m >= 32 ? min(WorkerPool.shared.threads, m / 16) : 1
+    }
+
+    /// Rows of block `part`, cut at multiples of 16 (whole register tiles for the BLAS kernel).
+    private static func rowRange(_ part: Int, of parts: Int, m: Int) -> Range<Int> {
+        let lower = part == 0 ? 0 : min(m, (m * part / parts + 15) / 16 * 16)
+        let upper = part == parts - 1 ? m : min(m, (m * (part + 1) / parts + 15) / 16 * 16)
+        return lower..<upper
     }
 
     /// The Double counterpart of `gemm` without transposes: C[m×n] = A[m×k] · B[k×n] (the log-mel DFT, where
@@ -33,23 +57,35 @@ enum BLAS {
         m: Int, n: Int, k: Int, a: UnsafePointer<Double>, lda: Int, b: UnsafePointer<Double>, ldb: Int,
         c: UnsafeMutablePointer<Double>, ldc: Int
     ) {
-        cblas_dgemm(
-            CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(m), blasint(n), blasint(k), 1, a, blasint(lda), b,
-            blasint(ldb), 0, c, blasint(ldc))
+        let parts = rowParts(m: m, work: m * n * k)
+        let a = UncheckedSendable(a), b = UncheckedSendable(b), c = UncheckedSendable(c)
+        WorkerPool.shared.run(parts: parts) { part in
+            let rows = rowRange(part, of: parts, m: m)
+            cblas_dgemm(
+                CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows.count), blasint(n), blasint(k), 1,
+                a.value + rows.lowerBound * lda, blasint(lda), b.value, blasint(ldb), 0, c.value + rows.lowerBound * ldc,
+                blasint(ldc))
+        }
     }
 
     /// y[m] = A[m×n] · x[n] (row-major A with leading dimension `lda`): one row of activations against a weight
     /// matrix, read once without the packing a product of matrices does.
     @inline(__always)
     static func gemv(m: Int, n: Int, a: UnsafePointer<Float>, lda: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, beta: Float = 0) {
+        _ = WorkerPool.shared  // OpenBLAS single-threaded before its first product
         cblas_sgemv(CblasRowMajor, CblasNoTrans, blasint(m), blasint(n), 1, a, blasint(lda), x, 1, beta, y, 1)
     }
 
-    /// Sets how many threads OpenBLAS uses for each product.
+    /// Sets how many threads the engine's products use (the calling thread included).
     static func setThreads(_ count: Int) {
-        openblas_set_num_threads(Int32(max(1, count)))
+        WorkerPool.shared.threads = count
     }
 
-    /// The thread count OpenBLAS uses now.
-    static var threads: Int { Int(openblas_get_num_threads()) }
+    /// The thread count the engine's products use.
+    static var threads: Int { WorkerPool.shared.threads }
+
+    /// Keeps OpenBLAS on the calling thread: `WorkerPool` splits the large products itself.
+    static func useSingleThread() {
+        openblas_set_num_threads(1)
+    }
 }

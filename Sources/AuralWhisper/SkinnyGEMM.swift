@@ -21,7 +21,7 @@ enum SkinnyGEMM {
             return
         }
         let a = SendablePointer(a), b = UncheckedSendable(b), c = SendableMutablePointer(c)
-        DispatchQueue.concurrentPerform(iterations: parts) { part in
+        WorkerPool.shared.run(parts: parts) { part in
             let lower = n * part / parts
             let upper = n * (part + 1) / parts
             block(lower..<upper, m: m, k: k, a: a.pointer, lda: lda, b: b.value, ldb: ldb, c: c.pointer, ldc: ldc, alpha: alpha, beta: beta)
@@ -238,13 +238,13 @@ extension Float16: SkinnyWeight {
     var float: Float { Float(self) }
 }
 
-/// A value handed to the workers of one `concurrentPerform`, which all finish before the caller returns.
+/// A value handed to the workers of one `WorkerPool` job, which all finish before the caller returns.
 struct UncheckedSendable<T>: @unchecked Sendable {
     let value: T
     init(_ value: T) { self.value = value }
 }
 
-/// A pointer handed to the worker threads of one `concurrentPerform`, which finishes before the caller returns.
+/// A pointer handed to the workers of one `WorkerPool` job, which all finish before the caller returns.
 struct SendablePointer: @unchecked Sendable {
     let pointer: UnsafePointer<Float>
     init(_ pointer: UnsafePointer<Float>) { self.pointer = pointer }

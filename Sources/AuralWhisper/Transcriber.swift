@@ -20,7 +20,7 @@ public struct Transcriber: Sendable {
     /// The model this transcriber runs.
     public let model: WhisperModel
 
-    /// - Parameter threads: threads OpenBLAS uses for matrix products (process-wide); nil leaves OpenBLAS's choice.
+    /// - Parameter threads: threads the engine computes on, this one included (process-wide); nil uses every core.
     public init(model: WhisperModel, threads: Int? = nil) {
         self.model = model
         if let threads { BLAS.setThreads(threads) }

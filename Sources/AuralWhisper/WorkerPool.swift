@@ -1,0 +1,124 @@
+import Foundation
+import Synchronization
+
+/// The engine's threads for data-parallel work: the calling thread plus one worker per other core, which wait for the
+/// next job by spinning briefly and then sleep.
+///
+/// A decoder step hands out dozens of small products, each worth tens of microseconds. Waking a sleeping thread for
+/// each (Dispatch's `concurrentPerform`) costs about as much as the work, and OpenBLAS's own threads, which spin with
+/// `sched_yield` after every product, take cores from everything else. So OpenBLAS runs single-threaded and every
+/// parallel part of the engine, the encoder's large products included, goes through this pool.
+///
+/// One job runs at a time: a caller that finds the pool busy (another transcription, or a job inside a job) runs all
+/// of its parts itself, so concurrent transcriptions never wait for each other or oversubscribe the cores. Workers are
+/// plain threads, never Swift's cooperative pool.
+final class WorkerPool: @unchecked Sendable {
+    /// The pool every engine kernel uses: one worker per core beyond the caller's.
+    static let shared = WorkerPool(workers: max(0, ProcessInfo.processInfo.activeProcessorCount - 1))
+
+    /// Spins before a worker sleeps: long enough to bridge the serial work between the products of a decoder step
+    /// (about 100 µs), short enough that an idle engine leaves the cores alone.
+    private static let spinLimit = 100_000
+
+    private let workers: Int
+    /// Threads (the caller included) that take parts; at most `workers + 1`.
+    private let participantLimit: Atomic<Int>
+    private let busy = Atomic<Bool>(false)
+    /// Bumped to publish a job; workers run each generation once.
+    private let generation = Atomic<Int>(0)
+    private let nextPart = Atomic<Int>(0)
+    /// Workers that have not yet finished the current generation.
+    private let pendingWorkers = Atomic<Int>(0)
+    private let sleepers = Atomic<Int>(0)
+    private let wake = NSCondition()
+
+    // The current job, written by the caller before it bumps `generation` and read by workers after they see it.
+    private var body: ((Int) -> Void)?
+    private var parts = 0
+    private var participants = 0
+
+    private init(workers: Int) {
+        self.workers = workers
+        participantLimit = Atomic(workers + 1)
+        BLAS.useSingleThread()
+        for index in 0..<workers {
+            let thread = Thread { [unowned self] in self.workerLoop(number: index + 1) }
+            thread.name = "AuralWhisper worker \(index + 1)"
+            thread.stackSize = 1 << 20
+            thread.start()
+        }
+    }
+
+    /// Threads that take part in each job, the caller included (1 runs everything on the caller).
+    var threads: Int {
+        get { participantLimit.load(ordering: .relaxed) }
+        set { participantLimit.store(min(max(1, newValue), workers + 1), ordering: .relaxed) }
+    }
+
+    /// Calls `body(part)` for every part in 0..<parts, on the caller and the workers, and returns when all are done.
+    func run(parts: Int, _ body: (Int) -> Void) {
+        let participants = min(parts, threads)
+        guard participants > 1, busy.compareExchange(expected: false, desired: true, ordering: .acquiring).exchanged else {
+            for part in 0..<parts { body(part) }
+            return
+        }
+        withoutActuallyEscaping(body) { body in
+            self.body = body
+            self.parts = parts
+            self.participants = participants
+            nextPart.store(0, ordering: .relaxed)
+            pendingWorkers.store(workers, ordering: .relaxed)
+            generation.add(1, ordering: .sequentiallyConsistent)
+            if sleepers.load(ordering: .sequentiallyConsistent) > 0 {
+                wake.lock()
+                wake.broadcast()
+                wake.unlock()
+            }
+            takeParts()
+            // Every worker checks in, with or without parts, before the job's closure goes out of scope.
+            var spins = 0
+            while pendingWorkers.load(ordering: .acquiring) > 0 {
+                spins += 1
+                if spins > 20_000 { sched_yield() }  // a worker lost its core: let it run
+            }
+            self.body = nil
+        }
+        busy.store(false, ordering: .releasing)
+    }
+
+    /// Takes parts of the current job until none are left.
+    private func takeParts() {
+        guard let body else { return }
+        while true {
+            let part = nextPart.wrappingAdd(1, ordering: .relaxed).oldValue
+            if part >= parts { return }
+            body(part)
+        }
+    }
+
+    /// Worker `number` (1...workers) runs each published job once.
+    private func workerLoop(number: Int) {
+        var seen = 0
+        while true {
+            var spins = 0
+            var current = generation.load(ordering: .acquiring)
+            while current == seen {
+                spins += 1
+                if spins > 20_000 { sched_yield() }  // give the core to anything else that wants it
+                if spins >= Self.spinLimit {
+                    wake.lock()
+                    sleepers.add(1, ordering: .sequentiallyConsistent)
+                    while generation.load(ordering: .sequentiallyConsistent) == seen { wake.wait() }
+                    sleepers.subtract(1, ordering: .sequentiallyConsistent)
+                    wake.unlock()
+                    spins = 0
+                }
+                current = generation.load(ordering: .acquiring)
+            }
+            seen = current
+            // Workers beyond the job's participant count only check in.
+            if number < participants { takeParts() }
+            pendingWorkers.subtract(1, ordering: .releasing)
+        }
+    }
+}

@@ -1,0 +1,64 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import AuralWhisper
+
+@Suite("WorkerPool")
+struct WorkerPoolTests {
+    @Test("every part runs exactly once, however many parts", arguments: [1, 2, 3, 17, 1_000])
+    func everyPartOnce(parts: Int) {
+        let counts = Mutex([Int](repeating: 0, count: parts))
+        for _ in 0..<50 {
+            WorkerPool.shared.run(parts: parts) { part in counts.withLock { $0[part] += 1 } }
+        }
+        #expect(counts.withLock { $0 } == [Int](repeating: 50, count: parts))
+    }
+
+    @Test("a job inside a job, and jobs from several threads at once, all finish")
+    func nestedAndConcurrent() async {
+        let total = Counter()
+        await withTaskGroup(of: Void.self) { group in
+            for _ in 0..<4 {
+                group.addTask {
+                    await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                        Thread {
+                            for _ in 0..<200 {
+                                WorkerPool.shared.run(parts: 2) { _ in
+                                    WorkerPool.shared.run(parts: 3) { _ in total.increment() }
+                                }
+                            }
+                            done.resume()
+                        }.start()
+                    }
+                }
+            }
+        }
+        #expect(total.value == 4 * 200 * 2 * 3)
+    }
+
+    @Test("products split across the pool equal single-threaded ones")
+    func splitProduct() {
+        let m = 300, n = 70, k = 128
+        let a = (0..<(m * k)).map { Float(sin(Double($0))) }
+        let b = (0..<(n * k)).map { Float(cos(Double($0) * 0.7)) }
+        var pooled = [Float](repeating: 0, count: m * n)
+        var single = pooled
+        let before = WorkerPool.shared.threads
+        defer { WorkerPool.shared.threads = before }
+        pooled.withUnsafeMutableBufferPointer { c in
+            BLAS.gemm(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, transposeB: true, c: c.baseAddress!, ldc: n)
+        }
+        WorkerPool.shared.threads = 1
+        single.withUnsafeMutableBufferPointer { c in
+            BLAS.gemm(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, transposeB: true, c: c.baseAddress!, ldc: n)
+        }
+        #expect(pooled == single)
+        #expect(pooled[m * n - 1] != 0)
+    }
+}
+
+private final class Counter: Sendable {
+    private let count = Mutex(0)
+    func increment() { count.withLock { $0 += 1 } }
+    var value: Int { count.withLock { $0 } }
+}
