@@ -1,0 +1,187 @@
+import AuralAudio
+import Foundation
+import Testing
+
+@Suite("AudioFileReader")
+struct AudioFileReaderTests {
+    /// The files `scripts/setup` encodes from the recordings, one per container/codec the issue lists.
+    static let mediaFiles = [
+        "two_cities.flac", "beckett.mp3", "endgame_nagg_nell.opus", "two_cities.m4a", "beckett.webm",
+        "endgame_nagg_nell.mp4", "beckett.mkv",
+    ]
+
+    /// faster-whisper's `decode_audio` of a media file, from `scripts/make-media-goldens`.
+    struct DecodedGolden: Decodable {
+        let count: Int
+        let sum: Int64
+        let sumOfSquares: Int64
+        let weightedSum: Int64
+        let samplesAt: [String: Int64]
+
+        static func load(_ file: String) throws -> DecodedGolden {
+            struct Golden: Decodable { let decoded: DecodedGolden }
+            let url = Fixtures.goldenDirectory.appendingPathComponent("tiny.en-media-\(file)-greedy-nowords.json")
+            let decoder = JSONDecoder()
+            decoder.keyDecodingStrategy = .convertFromSnakeCase
+            return try decoder.decode(Golden.self, from: Data(contentsOf: url)).decoded
+        }
+    }
+
+    /// The formats whose decoders give the same bits in Debian's FFmpeg 5.1 and in the FFmpeg 8.0 PyAV bundles.
+    static let bitExactFiles = ["two_cities.flac", "beckett.mp3"]
+    /// The formats whose float decoders (Opus, AAC, Vorbis) round differently in FFmpeg 5.1 and 8.0: up to
+    /// 1.8e-7 before quantisation (measured with PyAV against Debian's ffmpeg on these files).
+    static let floatDecoderFiles = ["endgame_nagg_nell.opus", "two_cities.m4a", "endgame_nagg_nell.mp4", "beckett.mkv"]
+
+    @Test("decodes each format bit-identical to faster-whisper's decode_audio", arguments: bitExactFiles)
+    func matchesFasterWhisper(file: String) throws {
+        let golden = try DecodedGolden.load(file)
+        let integers = try AudioFileLoader.loadMono16k(url: Fixtures.media(file)).map { Int64(($0 * 32_768).rounded()) }
+        try #require(integers.count == golden.count)
+        #expect(integers.reduce(0, +) == golden.sum)
+        #expect(integers.reduce(0) { $0 + $1 * $1 } == golden.sumOfSquares)
+        #expect(integers.enumerated().reduce(Int64(0)) { $0 + Int64($1.offset + 1) * $1.element } == golden.weightedSum)
+        for (index, value) in golden.samplesAt {
+            #expect(integers[Int(index)!] == value, "sample \(index)")
+        }
+    }
+
+    /// FFmpeg 8.0's Opus, AAC and Vorbis decoders round a few float operations differently from 5.1's, so
+    /// some samples land one 16-bit step apart; the count and the signal are otherwise the same.
+    @Test("decodes Opus, AAC and Vorbis within one 16-bit step of faster-whisper's decode_audio", arguments: floatDecoderFiles)
+    func floatDecodersAreWithinOneStep(file: String) throws {
+        let golden = try DecodedGolden.load(file)
+        let integers = try AudioFileLoader.loadMono16k(url: Fixtures.media(file)).map { Int64(($0 * 32_768).rounded()) }
+        try #require(integers.count == golden.count)
+        let sumOfSquares = integers.reduce(0) { $0 + $1 * $1 }
+        #expect(abs(Double(sumOfSquares - golden.sumOfSquares)) / Double(golden.sumOfSquares) < 1e-5)
+        #expect(abs(integers.reduce(0, +) - golden.sum) <= Int64(golden.count) / 1_000)
+        for (index, value) in golden.samplesAt {
+            #expect(abs(integers[Int(index)!] - value) <= 1, "sample \(index)")
+        }
+    }
+
+    /// Debian's FFmpeg 5.1 drops the whole Opus pre-skip in WebM, giving exactly the original recording's
+    /// length (159,414 samples); the FFmpeg 8.0 in PyAV keeps 208 samples at 48 kHz (69 at 16 kHz) of it.
+    @Test("decodes WebM/Opus to the original length, 69 samples shorter than faster-whisper's")
+    func webmPreSkip() throws {
+        let golden = try DecodedGolden.load("beckett.webm")
+        let samples = try AudioFileLoader.loadMono16k(url: Fixtures.media("beckett.webm"))
+        #expect(samples.count == golden.count - 69)
+        #expect(samples.count == (try AudioFileLoader.loadMono16k(url: Fixtures.audio("beckett.wav"))).count)
+    }
+
+    /// A file and the channel count of its audio.
+    struct ToolCase: CustomTestStringConvertible, Sendable {
+        let url: URL
+        let channels: Int
+        var testDescription: String { url.lastPathComponent }
+    }
+
+    static let toolCases: [ToolCase] = [
+        ToolCase(url: Fixtures.audio("two_cities.wav"), channels: 1),
+        ToolCase(url: Fixtures.audio("endgame_nagg_nell.wav"), channels: 1),
+        ToolCase(url: Fixtures.media("two_cities.flac"), channels: 1),
+        ToolCase(url: Fixtures.media("beckett.mp3"), channels: 2),
+        ToolCase(url: Fixtures.media("endgame_nagg_nell.opus"), channels: 1),
+        ToolCase(url: Fixtures.media("two_cities.m4a"), channels: 1),
+        ToolCase(url: Fixtures.media("beckett.webm"), channels: 1),
+        ToolCase(url: Fixtures.media("endgame_nagg_nell.mp4"), channels: 2),
+        ToolCase(url: Fixtures.media("beckett.mkv"), channels: 2),
+    ]
+
+    /// Compares with `ffmpeg -i FILE -ac 1 -ar 16000 -f f32le -` (Debian's FFmpeg 5.1 tool). Two differences
+    /// are by design and are taken out before comparing sample by sample:
+    /// - ours is 16-bit (faster-whisper's path: s16 output, so clipped to -1..<1 and rounded); ffmpeg's
+    ///   float output is neither;
+    /// - for float output libswresample does not normalise its downmix matrix, so ffmpeg's stereo-to-mono
+    ///   is (L + R) / √2 where the s16 path's is (L + R) / 2: a gain of √2 on stereo files.
+    /// What remains is at most one 16-bit step on every sample.
+    @Test("matches ffmpeg -ac 1 -ar 16000 -f f32le within one 16-bit step, gain and rounding aside", arguments: toolCases)
+    func matchesFFmpegTool(_ testCase: ToolCase) throws {
+        let ours = try AudioFileLoader.loadMono16k(url: testCase.url)
+        let reference = try Self.ffmpegMono16k(testCase.url)
+        #expect(abs(ours.count - reference.count) <= 1, "\(ours.count) samples against ffmpeg's \(reference.count)")
+        let count = min(ours.count, reference.count)
+        var dot = 0.0, ourEnergy = 0.0, referenceEnergy = 0.0
+        for i in 0..<count {
+            dot += Double(ours[i]) * Double(reference[i])
+            ourEnergy += Double(ours[i]) * Double(ours[i])
+            referenceEnergy += Double(reference[i]) * Double(reference[i])
+        }
+        let correlation = dot / (ourEnergy * referenceEnergy).squareRoot()
+        #expect(correlation > 0.999_999, "correlation \(correlation)")
+        let expectedGain = testCase.channels == 1 ? 1 : 1 / 2.0.squareRoot()
+        let gain = dot / referenceEnergy
+        #expect(abs(gain - expectedGain) < 1e-3, "least-squares gain \(gain)")
+
+        var largestStep = 0.0
+        for i in 0..<count {
+            let scaled = min(max((Double(reference[i]) * expectedGain * 32_768).rounded(), -32_768), 32_767)
+            largestStep = max(largestStep, abs(Double(ours[i]) * 32_768 - scaled))
+        }
+        #expect(largestStep <= 1, "largest difference \(largestStep) steps of 1/32768")
+    }
+
+    @Test("knows the duration before decoding, within 50 ms of the decoded length", arguments: mediaFiles)
+    func durationUpFront(file: String) throws {
+        let reader = try AudioFileReader(url: Fixtures.media(file))
+        let duration = try #require(reader.duration)
+        var count = 0
+        while let chunk = try reader.read() { count += chunk.count }
+        #expect(abs(duration - Double(count) / 16_000) < 0.05, "container says \(duration) s, decoded \(Double(count) / 16_000) s")
+    }
+
+    @Test("returns whole chunks but the last, and the same samples whatever the chunk size", arguments: ["two_cities.m4a", "beckett.wav"])
+    func chunking(file: String) throws {
+        let url = file.hasSuffix(".wav") ? Fixtures.audio(file) : Fixtures.media(file)
+        let whole = try AudioFileLoader.loadMono16k(url: url)
+        for chunkSize in [1_000, 16_000, 77_777] {
+            let reader = try AudioFileReader(url: url, chunkSampleCount: chunkSize)
+            var chunks: [[Float]] = []
+            while let chunk = try reader.read() { chunks.append(chunk) }
+            #expect(chunks.dropLast().allSatisfy { $0.count == chunkSize })
+            #expect(chunks.last.map { (1...chunkSize).contains($0.count) } == true)
+            #expect(chunks.flatMap { $0 } == whole)
+            #expect(try reader.read() == nil, "stays at the end")
+        }
+    }
+
+    @Test("two readers of one file, interleaved, give the same samples")
+    func twoPasses() throws {
+        let url = Fixtures.media("endgame_nagg_nell.opus")
+        let first = try AudioFileReader(url: url, chunkSampleCount: 48_000)
+        let second = try AudioFileReader(url: url, chunkSampleCount: 48_000)
+        var chunks = 0
+        while let a = try first.read() {
+            #expect(try second.read() == a)
+            chunks += 1
+        }
+        #expect(try second.read() == nil)
+        #expect(chunks == 10)
+    }
+
+    @Test("reads the audio track of a video and ignores its pictures")
+    func videoAudioTrack() throws {
+        let reader = try AudioFileReader(url: Fixtures.media("endgame_nagg_nell.mp4"))
+        let samples = try AudioFileLoader.loadMono16k(url: reader.url)
+        #expect(abs(Double(samples.count) / 16_000 - 28.3) < 0.1)
+    }
+
+    // MARK: - Helpers
+
+    /// What the ffmpeg tool makes of `url`: 16 kHz mono 32-bit float.
+    static func ffmpegMono16k(_ url: URL) throws -> [Float] {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["ffmpeg", "-nostdin", "-v", "error", "-i", url.path, "-ac", "1", "-ar", "16000", "-f", "f32le", "-"]
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let bytes = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        try #require(process.terminationStatus == 0, "ffmpeg failed on \(url.path); is it installed (scripts/setup)?")
+        return bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
+    }
+}
