@@ -242,17 +242,14 @@ final class FFmpegDecoder {
     private static func openError(_ status: Int32, path: String) -> AudioSourceError {
         switch -status {
         case ENOENT: return .fileNotFound(path: path)
-        case EACCES, EPERM, EISDIR: return .unreadableFile(path: path, reason: errorText(status) + ".")
+        case EACCES, EPERM, EISDIR, EIO: return .unreadableFile(path: path, reason: errorText(status) + ".")
         default: break
         }
-        if status == cffmpeg_averror_invaliddata() {
-            if let format = probedFormat(path: path) {
-                return .corruptFile(
-                    path: path, reason: "It looks like \(format), but FFmpeg could not read its header (\(errorText(status))).")
-            }
-            return .notAudio(path: path, reason: "FFmpeg does not recognise it as any audio or video format.")
+        if let format = probedFormat(path: path) {
+            return .corruptFile(
+                path: path, reason: "It looks like \(format), but FFmpeg could not read its header (\(errorText(status))).")
         }
-        return .unreadableFile(path: path, reason: "FFmpeg could not open it (\(errorText(status))).")
+        return .notAudio(path: path, reason: "FFmpeg does not recognise it as any audio or video format.")
     }
 
     /// The long name of the format FFmpeg guesses from the file's first bytes and its name, if any.

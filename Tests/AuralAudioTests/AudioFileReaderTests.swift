@@ -185,3 +185,156 @@ struct AudioFileReaderTests {
         return bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 }
+
+/// Damaged, cut-off, empty and foreign files: each gives a clear `AudioSourceError` or the audio that is
+/// there, never a crash or a hang.
+@Suite("AudioFileReader errors", .timeLimit(.minutes(1)))
+struct AudioFileReaderErrorTests {
+    /// Reads every chunk of `url`.
+    static func readAll(_ url: URL) throws -> [Float] {
+        let reader = try AudioFileReader(url: url)
+        var samples: [Float] = []
+        while let chunk = try reader.read() { samples += chunk }
+        return samples
+    }
+
+    /// `count` bytes from a fixed linear congruential generator, the same on every run.
+    static func noise(count: Int, seed: UInt64 = 12_345) -> Data {
+        var state = seed
+        return Data((0..<count).map { _ in
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            return UInt8(truncatingIfNeeded: state >> 33)
+        })
+    }
+
+    static func prefix(of file: String, fraction: Double) throws -> Data {
+        let bytes = try Data(contentsOf: Fixtures.media(file))
+        return bytes.prefix(Int(Double(bytes.count) * fraction))
+    }
+
+    @Test("a missing file")
+    func missing() {
+        let path = "/nonexistent/aural/talk.m4a"
+        #expect(throws: AudioSourceError.fileNotFound(path: path)) { try AudioFileReader(url: URL(fileURLWithPath: path)) }
+    }
+
+    @Test("a directory")
+    func directory() {
+        let url = FileManager.default.temporaryDirectory
+        #expect(throws: AudioSourceError.unreadableFile(path: url.path, reason: "The path is a directory.")) {
+            try AudioFileReader(url: url)
+        }
+    }
+
+    @Test("an empty file named .mp3")
+    func empty() throws {
+        try Fixtures.withTemporaryFile(containing: Data(), extension: "mp3") { url in
+            #expect(throws: AudioSourceError.emptyFile(path: url.path)) { try Self.readAll(url) }
+        }
+    }
+
+    @Test("random bytes named .mp3")
+    func randomBytesAsMP3() throws {
+        try Fixtures.withTemporaryFile(containing: Self.noise(count: 100_000), extension: "mp3") { url in
+            #expect {
+                try Self.readAll(url)
+            } throws: { error in
+                switch error as? AudioSourceError {
+                case .corruptFile(url.path, let reason), .notAudio(url.path, let reason): return !reason.isEmpty
+                default: return false
+                }
+            }
+        }
+    }
+
+    @Test("random bytes with no name hint", arguments: ["bin", "m4a", "ogg", "webm"])
+    func randomBytes(extension: String) throws {
+        try Fixtures.withTemporaryFile(containing: Self.noise(count: 50_000, seed: 7), extension: `extension`) { url in
+            #expect(throws: AudioSourceError.self) { try Self.readAll(url) }
+        }
+    }
+
+    @Test("a text file")
+    func text() throws {
+        let bytes = Data(String(repeating: "It was the best of times, it was the worst of times.\n", count: 50).utf8)
+        try Fixtures.withTemporaryFile(containing: bytes, extension: "txt") { url in
+            #expect {
+                try Self.readAll(url)
+            } throws: { error in
+                switch error as? AudioSourceError {
+                case .notAudio(url.path, _): return true
+                // FFmpeg's "tty" demuxer takes .txt files as ANSI art: a video stream.
+                case .noAudioTrack(url.path, let streams): return streams == ["video"]
+                default: return false
+                }
+            }
+        }
+    }
+
+    @Test("a video without sound")
+    func silentVideo() {
+        let url = Fixtures.media("silent_video.mp4")
+        #expect(throws: AudioSourceError.noAudioTrack(path: url.path, streams: ["video"])) { try AudioFileReader(url: url) }
+        let error = AudioSourceError.noAudioTrack(path: url.path, streams: ["video"])
+        #expect(error.failureReason == "Its streams are: video; none of them is audio.")
+    }
+
+    @Test("an M4A cut in half (its index is at the end)", arguments: [0.5, 0.99, 0.01])
+    func truncatedM4A(fraction: Double) throws {
+        try Fixtures.withTemporaryFile(containing: Self.prefix(of: "two_cities.m4a", fraction: fraction), extension: "m4a") { url in
+            #expect {
+                try Self.readAll(url)
+            } throws: { error in
+                guard case .corruptFile(url.path, let reason) = error as? AudioSourceError else { return false }
+                return reason.contains("QuickTime / MOV")
+            }
+        }
+    }
+
+    @Test("an MP3 cut in half gives the audio up to the cut", arguments: [0.5, 0.25])
+    func truncatedMP3(fraction: Double) throws {
+        let whole = try AudioFileLoader.loadMono16k(url: Fixtures.media("beckett.mp3"))
+        try Fixtures.withTemporaryFile(containing: Self.prefix(of: "beckett.mp3", fraction: fraction), extension: "mp3") { url in
+            let samples = try Self.readAll(url)
+            // Constant bitrate: the cut falls at `fraction` of the audio, give or take a frame (1,152 samples at 44.1 kHz).
+            #expect(abs(Double(samples.count) - fraction * Double(whole.count)) < 1_000)
+            // The audio before the cut is the same, but for the last frame the decoder could not overlap.
+            let checked = samples.count - 1_000
+            #expect(samples[..<checked] == whole[..<checked])
+        }
+    }
+
+    @Test("an MP3 with a damaged middle decodes around the damage")
+    func damagedMP3() throws {
+        var bytes = try Data(contentsOf: Fixtures.media("beckett.mp3"))
+        let middle = bytes.count / 2
+        bytes.replaceSubrange(middle..<(middle + 8_000), with: Self.noise(count: 8_000, seed: 99))
+        let whole = try AudioFileLoader.loadMono16k(url: Fixtures.media("beckett.mp3"))
+        try Fixtures.withTemporaryFile(containing: bytes, extension: "mp3") { url in
+            let samples = try Self.readAll(url)
+            // 8 KB of a 96 kbit/s stream is about 0.7 s; most of the rest survives.
+            #expect(Double(samples.count) > 0.8 * Double(whole.count))
+            #expect(samples[..<16_000] == whole[..<16_000])
+        }
+    }
+
+    @Test("a WebM cut in half gives the audio up to the cut")
+    func truncatedWebM() throws {
+        try Fixtures.withTemporaryFile(containing: Self.prefix(of: "beckett.webm", fraction: 0.5), extension: "webm") { url in
+            let samples = try Self.readAll(url)
+            #expect(samples.count > 50_000 && samples.count < 110_000)
+        }
+    }
+
+    @Test("every new case explains itself", arguments: [
+        AudioSourceError.noAudioTrack(path: "/tmp/a.mp4", streams: ["video", "subtitle"]),
+        .noAudioTrack(path: "/tmp/a.mp4", streams: []),
+        .corruptFile(path: "/tmp/a.m4a", reason: "It looks like QuickTime / MOV (mov,mp4,m4a,3gp,3g2,mj2), but FFmpeg could not read its header."),
+        .unsupportedCodec(path: "/tmp/a.mkv", codec: "dts"),
+    ])
+    func explained(_ error: AudioSourceError) {
+        #expect(error.errorDescription?.contains("/tmp/a.") == true)
+        #expect(error.failureReason?.isEmpty == false)
+        #expect(error.recoverySuggestion?.isEmpty == false)
+    }
+}

@@ -29,6 +29,7 @@ enum Fixtures {
 
     /// Writes `bytes` to a new file in the temporary directory, runs `body` with its URL, then deletes it.
     /// The file's name ends in `.extension`, which FFmpeg uses as a hint when probing.
+    @discardableResult
     static func withTemporaryFile<T>(containing bytes: Data, extension: String = "wav", _ body: (URL) throws -> T) throws -> T {
         let url = FileManager.default.temporaryDirectory
             .appendingPathComponent("AuralAudioTests-\(UUID().uuidString).\(`extension`)")
