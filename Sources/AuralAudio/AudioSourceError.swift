@@ -111,7 +111,7 @@ extension AudioSourceError: LocalizedError {
         case .noAudioTrack:
             return "Choose a file that contains sound; for a video, check that it was recorded or exported with audio."
         case .corruptFile:
-            return "The file was probably cut off while copying or recording; copy or export it again. To rescue what is readable: ffmpeg -i input -vn output.wav"
+            return "The file was probably cut off while copying or recording, or is not the format its name says; copy or export it again. To rescue what is readable: ffmpeg -i input -vn output.wav"
         case .unsupportedCodec:
             return "Convert the audio to a common codec first, for example: ffmpeg -i input -vn -c:a pcm_s16le output.wav"
         }
