@@ -325,16 +325,4 @@ struct AudioFileReaderErrorTests {
             #expect(samples.count > 50_000 && samples.count < 110_000)
         }
     }
-
-    @Test("every new case explains itself", arguments: [
-        AudioSourceError.noAudioTrack(path: "/tmp/a.mp4", streams: ["video", "subtitle"]),
-        .noAudioTrack(path: "/tmp/a.mp4", streams: []),
-        .corruptFile(path: "/tmp/a.m4a", reason: "It looks like QuickTime / MOV (mov,mp4,m4a,3gp,3g2,mj2), but FFmpeg could not read its header."),
-        .unsupportedCodec(path: "/tmp/a.mkv", codec: "dts"),
-    ])
-    func explained(_ error: AudioSourceError) {
-        #expect(error.errorDescription?.contains("/tmp/a.") == true)
-        #expect(error.failureReason?.isEmpty == false)
-        #expect(error.recoverySuggestion?.isEmpty == false)
-    }
 }
