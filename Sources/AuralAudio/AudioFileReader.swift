@@ -13,8 +13,9 @@ import Foundation
 /// Any file FFmpeg's libraries read is accepted (WAV, FLAC, MP3, Ogg Vorbis/Opus, M4A/AAC, WebM, the audio
 /// track of MP4/MKV/MOV video, …); the first audio stream is decoded, every channel mixed down, and the
 /// result resampled to 16 kHz exactly as faster-whisper's `decode_audio` does it, so the samples (and the
-/// transcripts) equal faster-whisper's on the same file. WAV files are read by `WAVFile`, bit-identical to
-/// the same path, without FFmpeg's demuxer.
+/// transcripts) equal faster-whisper's on the same file, up to the decoder differences between FFmpeg
+/// versions that `FFmpegDecoder` lists. WAV files are read by `WAVFile`, bit-identical to faster-whisper,
+/// without FFmpeg's demuxer.
 ///
 /// Memory stays bounded whatever the file's length: only one chunk, and FFmpeg's current packet and frame,
 /// are held. Opening the same file twice (for example a first pass over the whole file, then a second one)
