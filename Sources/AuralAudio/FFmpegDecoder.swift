@@ -31,10 +31,13 @@ import Foundation
 final class FFmpegDecoder {
     /// The file being decoded, for error messages.
     let path: String
+    // Every stored property has a default, so the object is whole once `path` is set: when the initializer
+    // throws after that, deinit still runs and frees what was opened.
+
     /// The length of the audio stream in seconds, as the container states it (nil when it does not).
-    let duration: TimeInterval?
+    private(set) var duration: TimeInterval?
     /// FFmpeg's name of the codec, such as "mp3" or "opus".
-    let codecName: String
+    private(set) var codecName = "unknown"
     /// Packets FFmpeg could not decode and that were skipped.
     private(set) var skippedPacketCount = 0
 
@@ -42,7 +45,7 @@ final class FFmpegDecoder {
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
     private var packet: UnsafeMutablePointer<AVPacket>?
     private var frame: UnsafeMutablePointer<AVFrame>?
-    private let streamIndex: Int32
+    private var streamIndex: Int32 = -1
     private var converter: AudioConverter?
     /// The sample format, rate and channel layout `converter` was made for.
     private var converterInput: (format: Int32, sampleRate: Int32, layout: AVChannelLayout)?
@@ -76,7 +79,6 @@ final class FFmpegDecoder {
             throw Self.openError(openStatus, path: url.path)
         }
         formatContext = context
-        // Once formatContext is set, deinit frees everything on any throw below.
 
         let infoStatus = avformat_find_stream_info(context, nil)
         guard infoStatus >= 0 else {

@@ -271,6 +271,25 @@ struct AudioFileReaderErrorTests {
         }
     }
 
+    @Test("failed opens free what FFmpeg had opened", .enabled(if: FileManager.default.fileExists(atPath: "/proc/self/statm")))
+    func failedOpensDoNotLeak() throws {
+        let url = Fixtures.media("silent_video.mp4")  // fails after the container and its streams are read
+        func attempts(_ count: Int) {
+            for _ in 0..<count { _ = try? AudioFileReader(url: url) }
+        }
+        attempts(50)
+        let before = try Self.residentBytes()
+        attempts(500)
+        let growth = try Self.residentBytes() - before
+        #expect(growth < 8 << 20, "resident memory grew by \(growth >> 10) KiB over 500 failed opens")
+    }
+
+    /// Resident memory of this process, from /proc/self/statm.
+    static func residentBytes() throws -> Int {
+        let fields = try String(contentsOfFile: "/proc/self/statm", encoding: .utf8).split(separator: " ")
+        return Int(fields[1])! * Int(sysconf(Int32(_SC_PAGESIZE)))
+    }
+
     @Test("a video without sound")
     func silentVideo() {
         let url = Fixtures.media("silent_video.mp4")
