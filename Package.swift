@@ -13,7 +13,7 @@ let package = Package(
     targets: [
         .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
-        .systemLibrary(name: "CFFmpeg", pkgConfig: "libswresample", providers: [.apt(["libswresample-dev", "libavutil-dev"])]),
+        .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]),
         .target(
             name: "AuralWhisper",
             dependencies: ["CBLAS", "CZlib"],

@@ -34,7 +34,7 @@ public final class AudioConverter {
     /// Number of interleaved channels in the input.
     public let inputChannelCount: Int
 
-    private let sampleFormat: PCMSampleFormat
+    private let sampleFormat: AVSampleFormat
     private var context: OpaquePointer?
 
     /// Creates a converter for interleaved `Float` input in -1...1 at the given rate and channel count.
@@ -53,11 +53,43 @@ public final class AudioConverter {
         )
     }
 
+    /// Creates a converter for interleaved `Float` input in `format`.
+    ///
+    /// - Throws: `AudioSourceError.conversionFailed` when the rate or channel count is out of range.
+    public convenience init(inputFormat: AudioFormat) throws {
+        try self.init(inputSampleRate: inputFormat.sampleRate, inputChannelCount: inputFormat.channelCount)
+    }
+
     /// Creates a converter for input in one of the layouts FFmpeg's PCM decoders produce.
     ///
     /// `channelMask` is a WAVE_FORMAT_EXTENSIBLE speaker mask; it is used when it names exactly
     /// `inputChannelCount` speakers, as FFmpeg does, and otherwise the default layout for the count is used.
-    init(inputSampleRate: Int, inputChannelCount: Int, sampleFormat: PCMSampleFormat, channelMask: UInt32?) throws {
+    convenience init(inputSampleRate: Int, inputChannelCount: Int, sampleFormat: PCMSampleFormat, channelMask: UInt32?) throws {
+        try Self.validate(inputSampleRate: inputSampleRate, inputChannelCount: inputChannelCount)
+        var layout = AVChannelLayout()
+        defer { av_channel_layout_uninit(&layout) }
+        if let channelMask, channelMask.nonzeroBitCount == inputChannelCount {
+            _ = av_channel_layout_from_mask(&layout, UInt64(channelMask))
+        } else {
+            av_channel_layout_default(&layout, Int32(inputChannelCount))
+        }
+        try self.init(inputSampleRate: inputSampleRate, channelLayout: &layout, sampleFormat: sampleFormat.ffmpegFormat)
+    }
+
+    /// Creates a converter for frames as an FFmpeg decoder gives them: any sample format, packed or planar,
+    /// in `channelLayout` (an unspecified order means FFmpeg's default order for the channel count).
+    init(inputSampleRate: Int, channelLayout: UnsafePointer<AVChannelLayout>, sampleFormat: AVSampleFormat) throws {
+        let channelCount = Int(channelLayout.pointee.nb_channels)
+        try Self.validate(inputSampleRate: inputSampleRate, inputChannelCount: channelCount)
+        self.inputSampleRate = inputSampleRate
+        self.inputChannelCount = channelCount
+        self.sampleFormat = sampleFormat
+        self.context = try Self.makeContext(
+            inputSampleRate: inputSampleRate, channelLayout: channelLayout, sampleFormat: sampleFormat
+        )
+    }
+
+    private static func validate(inputSampleRate: Int, inputChannelCount: Int) throws {
         guard inputSampleRate > 0, inputSampleRate <= Int(Int32.max) else {
             throw AudioSourceError.conversionFailed(reason: "The input sample rate \(inputSampleRate) Hz is not positive.")
         }
@@ -66,13 +98,6 @@ public final class AudioConverter {
                 reason: "The input has \(inputChannelCount) channels; libswresample takes 1 to \(Self.maximumChannelCount)."
             )
         }
-        self.inputSampleRate = inputSampleRate
-        self.inputChannelCount = inputChannelCount
-        self.sampleFormat = sampleFormat
-        self.context = try Self.makeContext(
-            inputSampleRate: inputSampleRate, inputChannelCount: inputChannelCount,
-            sampleFormat: sampleFormat, channelMask: channelMask
-        )
     }
 
     deinit {
@@ -88,7 +113,7 @@ public final class AudioConverter {
     ///   clipped. The count must be a multiple of `inputChannelCount`.
     /// - Returns: Samples at 16 kHz in -1..<1, quantised to 1/32768 steps.
     public func convert(_ interleaved: [Float]) -> [Float] {
-        precondition(sampleFormat == .float32, "This converter was made for \(sampleFormat) input")
+        precondition(sampleFormat == AV_SAMPLE_FMT_FLT, "This converter was not made for interleaved Float input")
         precondition(
             interleaved.count % inputChannelCount == 0,
             "\(interleaved.count) samples is not a whole number of \(inputChannelCount)-channel frames"
@@ -103,15 +128,16 @@ public final class AudioConverter {
     public func flush() -> [Float] {
         var output: [Float] = []
         while true {
-            let drained = run(input: nil, frameCount: 0)
+            let drained = run(planes: nil, frameCount: 0)
             if drained.isEmpty { return output }
             output += drained
         }
     }
 
-    /// Converts interleaved frames stored in this converter's sample format.
+    /// Converts interleaved frames stored in this converter's (packed) sample format.
     func convert(rawFrames: UnsafeRawBufferPointer) -> [Float] {
-        let frameBytes = sampleFormat.bytesPerSample * inputChannelCount
+        precondition(av_sample_fmt_is_planar(sampleFormat) == 0, "Planar input goes through convert(planes:frameCount:)")
+        let frameBytes = Int(av_get_bytes_per_sample(sampleFormat)) * inputChannelCount
         precondition(rawFrames.count % frameBytes == 0, "Input is not a whole number of frames")
         guard let base = rawFrames.baseAddress else { return [] }
         // libswresample counts frames in Int32, so long input goes in pieces.
@@ -120,28 +146,30 @@ public final class AudioConverter {
         var frame = 0
         while frame < rawFrames.count / frameBytes {
             let frames = min(framesPerCall, rawFrames.count / frameBytes - frame)
-            let start = (base + frame * frameBytes).assumingMemoryBound(to: UInt8.self)
-            output += run(input: start, frameCount: frames)
+            var plane: UnsafePointer<UInt8>? = (base + frame * frameBytes).assumingMemoryBound(to: UInt8.self)
+            output += withUnsafePointer(to: &plane) { run(planes: $0, frameCount: frames) }
             frame += frames
         }
         return output
     }
 
-    /// One `swr_convert` call: `input` nil drains the resampler.
-    private func run(input: UnsafePointer<UInt8>?, frameCount: Int) -> [Float] {
+    /// Converts `frameCount` frames given as FFmpeg gives them: one pointer for packed formats, one per
+    /// channel for planar ones.
+    func convert(planes: UnsafePointer<UnsafePointer<UInt8>?>, frameCount: Int) -> [Float] {
+        run(planes: planes, frameCount: frameCount)
+    }
+
+    /// One `swr_convert` call: `planes` nil drains the resampler.
+    private func run(planes: UnsafePointer<UnsafePointer<UInt8>?>?, frameCount: Int) -> [Float] {
         let capacity = Int(swr_get_out_samples(context, Int32(frameCount)))
         guard capacity > 0 else { return [] }
         var pcm = [Int16](repeating: 0, count: capacity)
         let produced = pcm.withUnsafeMutableBytes { outBytes -> Int32 in
             var outPlane: UnsafeMutablePointer<UInt8>? = outBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            var inPlane: UnsafePointer<UInt8>? = input
             return withUnsafeMutablePointer(to: &outPlane) { outPlanes in
-                if input == nil {
-                    return swr_convert(context, outPlanes, Int32(capacity), nil, 0)
-                }
-                return withUnsafeMutablePointer(to: &inPlane) { inPlanes in
-                    swr_convert(context, outPlanes, Int32(capacity), inPlanes, Int32(frameCount))
-                }
+                swr_convert(
+                    context, outPlanes, Int32(capacity),
+                    UnsafeMutablePointer(mutating: planes), planes == nil ? 0 : Int32(frameCount))
             }
         }
         // swr_convert only fails on invalid arguments, which the initializer and the preconditions rule out.
@@ -150,7 +178,7 @@ public final class AudioConverter {
     }
 
     private static func makeContext(
-        inputSampleRate: Int, inputChannelCount: Int, sampleFormat: PCMSampleFormat, channelMask: UInt32?
+        inputSampleRate: Int, channelLayout: UnsafePointer<AVChannelLayout>, sampleFormat: AVSampleFormat
     ) throws -> OpaquePointer {
         var inputLayout = AVChannelLayout()
         var outputLayout = AVChannelLayout()
@@ -158,21 +186,23 @@ public final class AudioConverter {
             av_channel_layout_uninit(&inputLayout)
             av_channel_layout_uninit(&outputLayout)
         }
-        if let channelMask, channelMask.nonzeroBitCount == inputChannelCount {
-            _ = av_channel_layout_from_mask(&inputLayout, UInt64(channelMask))
+        if channelLayout.pointee.order == AV_CHANNEL_ORDER_UNSPEC {
+            av_channel_layout_default(&inputLayout, channelLayout.pointee.nb_channels)
         } else {
-            av_channel_layout_default(&inputLayout, Int32(inputChannelCount))
+            _ = av_channel_layout_copy(&inputLayout, channelLayout)
         }
         av_channel_layout_default(&outputLayout, 1)
+        let channelCount = Int(inputLayout.nb_channels)
 
         var context: OpaquePointer?
         var status = swr_alloc_set_opts2(
             &context,
             &outputLayout, AV_SAMPLE_FMT_S16, Int32(outputSampleRate),
-            &inputLayout, sampleFormat.ffmpegFormat, Int32(inputSampleRate),
+            &inputLayout, sampleFormat, Int32(inputSampleRate),
             0, nil
         )
-        if status >= 0, sampleFormat == .signedInt16, inputSampleRate != outputSampleRate {
+        let packed = av_get_packed_sample_fmt(sampleFormat)
+        if status >= 0, packed == AV_SAMPLE_FMT_S16, inputSampleRate != outputSampleRate {
             // libswresample 4 (FFmpeg 5) resamples 16-bit input with 16-bit filters; the libswresample 6
             // that PyAV bundles resamples it in float. Pin float so both give faster-whisper's samples.
             status = av_opt_set_sample_fmt(UnsafeMutableRawPointer(context), "internal_sample_fmt", AV_SAMPLE_FMT_FLTP, 0)
@@ -182,8 +212,9 @@ public final class AudioConverter {
         }
         guard status >= 0, let context else {
             swr_free(&context)
+            let name = av_get_sample_fmt_name(sampleFormat).map { String(cString: $0) } ?? "unknown"
             throw AudioSourceError.conversionFailed(
-                reason: "libswresample refused \(inputChannelCount)-channel \(sampleFormat) audio at \(inputSampleRate) Hz (\(errorText(status)))."
+                reason: "libswresample refused \(channelCount)-channel \(name) audio at \(inputSampleRate) Hz (\(errorText(status)))."
             )
         }
         return context

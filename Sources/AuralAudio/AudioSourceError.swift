@@ -11,7 +11,7 @@ public enum AudioSourceError: Error, Sendable, Equatable {
     case unreadableFile(path: String, reason: String)
     /// The file has no bytes at all.
     case emptyFile(path: String)
-    /// The file is not a format this module reads (for now, RIFF/WAVE); `reason` says what was found instead.
+    /// The file is not audio or video in any format FFmpeg reads; `reason` says what was found instead.
     case notAudio(path: String, reason: String)
     /// The file ends inside its header, before any audio data.
     case truncated(path: String)
@@ -22,6 +22,14 @@ public enum AudioSourceError: Error, Sendable, Equatable {
     /// The converter cannot take this input (a sample rate or channel count out of range, or libswresample
     /// refused it); `reason` says which.
     case conversionFailed(reason: String)
+    /// The file is a media file but has no audio stream (a silent video, an image); `streams` lists the
+    /// kinds of stream it has ("video", "subtitle", …).
+    case noAudioTrack(path: String, streams: [String])
+    /// The file looks like a media file but FFmpeg cannot read it: a damaged or cut-off header, or audio
+    /// data that does not decode at all; `reason` says where it failed.
+    case corruptFile(path: String, reason: String)
+    /// The audio is in a codec the installed FFmpeg libraries cannot decode; `codec` is FFmpeg's name for it.
+    case unsupportedCodec(path: String, codec: String)
 }
 
 extension AudioSourceError: LocalizedError {
@@ -35,7 +43,7 @@ extension AudioSourceError: LocalizedError {
         case .emptyFile(let path):
             return "The audio file \(path) is empty."
         case .notAudio(let path, _):
-            return "\(path) is not a WAV file."
+            return "\(path) is not an audio file."
         case .truncated(let path):
             return "The WAV file \(path) is cut off inside its header."
         case .invalidHeader(let path, _):
@@ -44,6 +52,12 @@ extension AudioSourceError: LocalizedError {
             return "The WAV file \(path) uses an unsupported encoding: \(format)."
         case .conversionFailed:
             return "The audio could not be converted to 16 kHz mono."
+        case .noAudioTrack(let path, _):
+            return "\(path) has no audio track."
+        case .corruptFile(let path, _):
+            return "The media file \(path) is damaged or incomplete."
+        case .unsupportedCodec(let path, let codec):
+            return "The audio of \(path) is in a codec that cannot be decoded: \(codec)."
         }
     }
 
@@ -66,6 +80,14 @@ extension AudioSourceError: LocalizedError {
             return "Only PCM (8-bit unsigned, 16/24/32-bit signed) and IEEE float (32/64-bit) WAV files are read."
         case .conversionFailed(let reason):
             return reason
+        case .noAudioTrack(_, let streams):
+            return streams.isEmpty
+                ? "The file has no streams at all."
+                : "Its streams are: \(streams.joined(separator: ", ")); none of them is audio."
+        case .corruptFile(_, let reason):
+            return reason
+        case .unsupportedCodec(_, let codec):
+            return "The installed FFmpeg libraries have no decoder for \(codec)."
         }
     }
 
@@ -79,13 +101,19 @@ extension AudioSourceError: LocalizedError {
         case .emptyFile, .truncated:
             return "The recording was probably interrupted; record or copy the file again."
         case .notAudio:
-            return "Convert the file to WAV first, for example: ffmpeg -i input -ar 16000 -ac 1 output.wav"
+            return "Check that this is the recording you meant; audio and video files in any format FFmpeg reads (WAV, FLAC, MP3, Ogg, M4A, WebM, MP4, MKV, …) are accepted."
         case .invalidHeader:
             return "Re-export the file as a standard WAV file, for example: ffmpeg -i input output.wav"
         case .unsupportedEncoding:
             return "Convert it to 16-bit PCM, for example: ffmpeg -i input -c:a pcm_s16le output.wav"
         case .conversionFailed:
             return "Give audio with a positive sample rate and between 1 and 64 channels."
+        case .noAudioTrack:
+            return "Choose a file that contains sound; for a video, check that it was recorded or exported with audio."
+        case .corruptFile:
+            return "The file was probably cut off while copying or recording, or is not the format its name says; copy or export it again. To rescue what is readable: ffmpeg -i input -vn output.wav"
+        case .unsupportedCodec:
+            return "Convert the audio to a common codec first, for example: ffmpeg -i input -vn -c:a pcm_s16le output.wav"
         }
     }
 }

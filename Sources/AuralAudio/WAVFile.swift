@@ -153,10 +153,7 @@ public struct WAVFile: Sendable {
     /// Samples go to libswresample in the format FFmpeg's PCM decoders give it (24-bit widened to 32-bit),
     /// because the resampler's arithmetic depends on the input format.
     func mono16kSamples() throws -> [Float] {
-        let converter = try AudioConverter(
-            inputSampleRate: sampleRate, inputChannelCount: channelCount,
-            sampleFormat: encoding.converterFormat, channelMask: channelMask
-        )
+        let converter = try makeConverter()
         let framesPerChunk = 1 << 16
         var output: [Float] = []
         output.reserveCapacity(Int(duration * Double(AudioConverter.outputSampleRate)) + 1)
@@ -173,29 +170,46 @@ public struct WAVFile: Sendable {
     /// Passes a range of frames to `converter` in its native sample format.
     private func convert(frames: Range<Int>, with converter: AudioConverter) -> [Float] {
         let first = dataStart + frames.lowerBound * channelCount * encoding.bytesPerSample
-        let count = frames.count * channelCount
+        let byteCount = frames.count * channelCount * encoding.bytesPerSample
+        return bytes.withUnsafeBytes { raw in
+            Self.convert(UnsafeRawBufferPointer(rebasing: raw[first..<(first + byteCount)]), encoding: encoding, with: converter)
+        }
+    }
+
+    /// Passes whole samples stored in the file's `encoding` to `converter` in the converter's sample format.
+    static func convert(_ raw: UnsafeRawBufferPointer, encoding: Encoding, with converter: AudioConverter) -> [Float] {
+        let reader = ByteReader(raw: raw)
+        let count = raw.count / encoding.bytesPerSample
         func feed<T>(_ samples: [T]) -> [Float] {
             samples.withUnsafeBytes { converter.convert(rawFrames: $0) }
         }
-        return bytes.withUnsafeBytes { raw in
-            let reader = ByteReader(raw: raw)
-            switch encoding {
-            case .unsignedInt8:
-                return feed((0..<count).map { reader.uint8(at: first + $0) })
-            case .signedInt16:
-                return feed((0..<count).map { reader.int16(at: first + 2 * $0) })
-            case .signedInt24:
-                // FFmpeg's pcm_s24le decoder puts the 24 bits in the top of a 32-bit sample.
-                return feed((0..<count).map { reader.int24(at: first + 3 * $0) << 8 })
-            case .signedInt32:
-                return feed((0..<count).map { reader.int32(at: first + 4 * $0) })
-            case .float32:
-                return feed((0..<count).map { reader.float32(at: first + 4 * $0) })
-            case .float64:
-                return feed((0..<count).map { reader.float64(at: first + 8 * $0) })
-            }
+        switch encoding {
+        case .unsignedInt8:
+            return feed((0..<count).map { reader.uint8(at: $0) })
+        case .signedInt16:
+            return feed((0..<count).map { reader.int16(at: 2 * $0) })
+        case .signedInt24:
+            // FFmpeg's pcm_s24le decoder puts the 24 bits in the top of a 32-bit sample.
+            return feed((0..<count).map { reader.int24(at: 3 * $0) << 8 })
+        case .signedInt32:
+            return feed((0..<count).map { reader.int32(at: 4 * $0) })
+        case .float32:
+            return feed((0..<count).map { reader.float32(at: 4 * $0) })
+        case .float64:
+            return feed((0..<count).map { reader.float64(at: 8 * $0) })
         }
     }
+
+    /// A converter for this file's samples, as FFmpeg's PCM decoder would hand them to libswresample.
+    func makeConverter() throws -> AudioConverter {
+        try AudioConverter(
+            inputSampleRate: sampleRate, inputChannelCount: channelCount,
+            sampleFormat: encoding.converterFormat, channelMask: channelMask
+        )
+    }
+
+    /// Byte offset of the first sample in the file.
+    var dataOffset: Int { dataStart }
 
     /// Says what a non-WAV file looks like, from its first bytes.
     fileprivate static func describeSignature(of reader: ByteReader) -> String {

@@ -5,7 +5,7 @@ import Foundation
 enum TranscribeCommand {
     static let spec = CommandSpec(
         name: "aural transcribe",
-        abstract: "Transcribe or translate audio files (WAV) with Whisper",
+        abstract: "Transcribe or translate audio and video files with Whisper",
         options: [
             OptionSpec("model", short: "m", .string("NAME|PATH"), help: "Installed model name (tiny.en, base, …) or a CTranslate2 model folder", defaultValue: ModelLocator.defaultModel),
             OptionSpec("language", short: "l", .string("CODE"), help: "Spoken language (en, de, zh, …); detected when left out"),
@@ -22,7 +22,7 @@ enum TranscribeCommand {
             OptionSpec("threads", .int("N"), help: "Threads for the matrix products", defaultValue: "all cores"),
             OptionSpec("quiet", short: "q", .flag, help: "No progress bar"),
         ],
-        positionals: [PositionalSpec("FILE", help: "Audio files: WAV in any PCM or float encoding, any rate and channel count", isRepeatable: true)]
+        positionals: [PositionalSpec("FILE", help: "Audio or video files in any format FFmpeg reads (WAV, FLAC, MP3, Ogg, M4A, WebM, MP4, MKV, …); the first audio track is used", isRepeatable: true)]
     )
 
     static func run(_ arguments: [String]) async -> Int32 {

@@ -13,6 +13,9 @@ struct AudioSourceErrorTests {
         .invalidHeader(path: "/tmp/a.wav", reason: "The header says the audio has 0 channels."),
         .unsupportedEncoding(path: "/tmp/a.wav", format: "IMA ADPCM (format code 0x0011)"),
         .conversionFailed(reason: "The input has 65 channels; libswresample takes 1 to 64."),
+        .noAudioTrack(path: "/tmp/a.mp4", streams: ["video"]),
+        .corruptFile(path: "/tmp/a.m4a", reason: "It looks like QuickTime / MOV, but FFmpeg could not read its header."),
+        .unsupportedCodec(path: "/tmp/a.mkv", codec: "dts"),
     ]
 
     @Test("every case has a description, a failure reason and a recovery suggestion", arguments: allCases)

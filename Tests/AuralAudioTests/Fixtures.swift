@@ -14,10 +14,25 @@ enum Fixtures {
         audioDirectory.appendingPathComponent(name)
     }
 
+    /// `fixtures/media`: the recordings in other containers and codecs, encoded by `scripts/setup`.
+    static let mediaDirectory = audioDirectory.deletingLastPathComponent().appendingPathComponent("media")
+
+    /// An encoded file in `fixtures/media`, such as "beckett.mp3".
+    static func media(_ name: String) -> URL {
+        mediaDirectory.appendingPathComponent(name)
+    }
+
+    /// The golden files `scripts/make-goldens` and `scripts/make-media-goldens` wrote.
+    static let goldenDirectory = audioDirectory
+        .deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Tests/AuralWhisperTests/Golden")
+
     /// Writes `bytes` to a new file in the temporary directory, runs `body` with its URL, then deletes it.
-    static func withTemporaryFile<T>(containing bytes: Data, _ body: (URL) throws -> T) throws -> T {
+    /// The file's name ends in `.extension`, which FFmpeg uses as a hint when probing.
+    @discardableResult
+    static func withTemporaryFile<T>(containing bytes: Data, extension: String = "wav", _ body: (URL) throws -> T) throws -> T {
         let url = FileManager.default.temporaryDirectory
-            .appendingPathComponent("AuralAudioTests-\(UUID().uuidString).wav")
+            .appendingPathComponent("AuralAudioTests-\(UUID().uuidString).\(`extension`)")
         try bytes.write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         return try body(url)

@@ -279,11 +279,40 @@ struct WAVFileTests {
         ) { .invalidHeader(path: $0, reason: "The \"fmt \" chunk is 14 bytes; it needs at least 16.") },
     ]
 
+    /// The broken cases that are not RIFF/WAVE at all: `AudioFileLoader` gives those to FFmpeg (below).
+    static let foreignCases: Set<String> = ["a text file", "an MP3 file", "a RIFF file that is not WAVE"]
+
     @Test("rejects a broken or foreign file with the matching error", arguments: brokenCases)
     func rejectsBrokenFile(_ testCase: BrokenCase) throws {
         try Fixtures.withTemporaryFile(containing: testCase.bytes) { url in
             #expect(throws: testCase.expected(url.path)) { try WAVFile(url: url) }
-            #expect(throws: testCase.expected(url.path)) { try AudioFileLoader.loadMono16k(url: url) }
+            if !Self.foreignCases.contains(testCase.name) {
+                #expect(throws: testCase.expected(url.path)) { try AudioFileLoader.loadMono16k(url: url) }
+            }
+        }
+    }
+
+    @Test("the loader gives files that are not RIFF/WAVE to FFmpeg, which rejects these ones")
+    func foreignFilesGoToFFmpeg() throws {
+        let cases = Self.brokenCases.filter { Self.foreignCases.contains($0.name) }
+        #expect(cases.count == 3)
+        for testCase in cases {
+            try Fixtures.withTemporaryFile(containing: testCase.bytes) { url in
+                #expect {
+                    try AudioFileLoader.loadMono16k(url: url)
+                } throws: { error in
+                    switch (testCase.name, error as? AudioSourceError) {
+                    case ("a text file", .notAudio(url.path, "FFmpeg does not recognise it as any audio or video format.")):
+                        return true
+                    case ("an MP3 file", .corruptFile(url.path, let reason)):
+                        return reason.hasPrefix("It looks like MP2/3 (MPEG audio layer 2/3) (mp3)")
+                    case ("a RIFF file that is not WAVE", .corruptFile(url.path, let reason)):
+                        return reason.hasPrefix("It looks like AVI (Audio Video Interleaved) (avi)")
+                    default:
+                        return false
+                    }
+                }
+            }
         }
     }
 

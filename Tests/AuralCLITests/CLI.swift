@@ -24,6 +24,11 @@ enum CLI {
         repositoryRoot.appendingPathComponent("fixtures/audio/\(name)").path
     }
 
+    /// The path of an encoded file `scripts/setup` made in `fixtures/media` ("beckett.mp3").
+    static func media(_ name: String) -> String {
+        repositoryRoot.appendingPathComponent("fixtures/media/\(name)").path
+    }
+
     /// Runs `aural arguments…` to completion and returns what it printed.
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()

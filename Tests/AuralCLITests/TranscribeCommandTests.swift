@@ -10,6 +10,28 @@ struct TranscribeCommandTests {
         #expect(result.stdout == "Ever tried, ever failed.\nNo matter, try again.\nFail again.\nFail better.\n")
     }
 
+    @Test("transcribes an MP3 and the audio track of an MP4 video")
+    func transcribesMediaFiles() throws {
+        let mp3 = try CLI.run(["transcribe", CLI.media("beckett.mp3"), "--model", "tiny.en", "--beam-size", "1", "-q"])
+        #expect(mp3.status == 0, "\(mp3.stderr)")
+        // One segment here (the WAV original gives four): faster-whisper segments this MP3 the same way.
+        #expect(mp3.stdout == "Ever tried, ever failed. No matter, try again. Fail again. Fail better.\n")
+
+        let video = try CLI.run(["transcribe", CLI.media("endgame_nagg_nell.mp4"), "--model", "tiny.en", "--beam-size", "1", "-q"])
+        #expect(video.status == 0, "\(video.stderr)")
+        #expect(video.stdout.hasPrefix("Do you hear me?"))
+        #expect(video.stdout.contains("fetched you from that ditch?"))
+    }
+
+    @Test("a video without sound is an error that says so")
+    func silentVideo() throws {
+        let result = try CLI.run(["transcribe", CLI.media("silent_video.mp4"), "--model", "tiny.en"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("silent_video.mp4 has no audio track."))
+        #expect(result.stderr.contains("Its streams are: video; none of them is audio."))
+        #expect(result.stderr.contains("hint:"))
+    }
+
     @Test("writes SRT subtitles into the output folder")
     func writesSubtitles() throws {
         let folder = FileManager.default.temporaryDirectory.appendingPathComponent("aural-cli-\(UUID().uuidString)")
