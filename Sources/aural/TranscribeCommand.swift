@@ -114,13 +114,15 @@ enum TranscribeCommand {
     ) async throws {
         let started = Date()
         let url = URL(fileURLWithPath: file)
-        let samples = try AudioFileLoader.loadMono16k(url: url)
+        // Opening reads the header: a missing, foreign or damaged file fails here, before any work. The engine then
+        // reads the file twice in chunks (see `SampleReading`), so memory does not grow with its length.
+        let duration = try AudioFileReader(url: url).duration
         var progress = ProgressBar(
-            label: url.lastPathComponent, total: Double(samples.count) / 16_000, enabled: showProgress && isatty(STDERR_FILENO) == 1)
+            label: url.lastPathComponent, total: duration ?? 0, enabled: showProgress && isatty(STDERR_FILENO) == 1)
         var info: TranscriptionInfo?
         var segments: [Segment] = []
         let streamText = format == .txt && outputDirectory == nil
-        for try await event in transcriber.events(samples, options: options) {
+        for try await event in transcriber.events(reading: { FileSamples(try AudioFileReader(url: url)) }, options: options) {
             switch event {
             case .info(let value):
                 info = value
@@ -148,5 +150,18 @@ enum TranscribeCommand {
         } else {
             print(rendered, terminator: rendered.hasSuffix("\n") ? "" : "\n")
         }
+    }
+}
+
+/// A file's 16 kHz mono samples, chunk by chunk, for the engine.
+private struct FileSamples: SampleReading {
+    let reader: AudioFileReader
+
+    init(_ reader: AudioFileReader) {
+        self.reader = reader
+    }
+
+    func read() throws -> [Float]? {
+        try reader.read()
     }
 }

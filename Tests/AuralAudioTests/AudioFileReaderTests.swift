@@ -279,9 +279,11 @@ struct AudioFileReaderErrorTests {
         }
         attempts(50)
         let before = try Self.residentBytes()
-        attempts(500)
+        attempts(1_000)
         let growth = try Self.residentBytes() - before
-        #expect(growth < 8 << 20, "resident memory grew by \(growth >> 10) KiB over 500 failed opens")
+        // The leak this guards against kept 280 KiB per failed open (270 MiB here). Other suites run in the same
+        // process at the same time and move its resident size by tens of MiB, so the bound leaves room for them.
+        #expect(growth < 96 << 20, "resident memory grew by \(growth >> 10) KiB over 1,000 failed opens")
     }
 
     /// Resident memory of this process, from /proc/self/statm.
