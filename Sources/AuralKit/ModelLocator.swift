@@ -40,31 +40,3 @@ public enum ModelLocator {
         return names.filter { !$0.hasPrefix(".") }.sorted()
     }
 }
-
-/// A model that cannot be found.
-public enum SpeechModelError: Error, Sendable, Equatable {
-    /// No folder of that name or path.
-    case modelNotInstalled(name: String, searched: String)
-}
-
-extension SpeechModelError: LocalizedError {
-    public var errorDescription: String? {
-        switch self {
-        case .modelNotInstalled(let name, _): "The model \"\(name)\" is not installed."
-        }
-    }
-
-    public var failureReason: String? {
-        switch self {
-        case .modelNotInstalled(_, let searched): "No model folder exists at \(searched)."
-        }
-    }
-
-    public var recoverySuggestion: String? {
-        switch self {
-        case .modelNotInstalled:
-            "Run scripts/setup to install tiny.en and base, pass a CTranslate2 model folder with --model, "
-                + "or set AURALKIT_MODELS_DIR to the folder that holds your models."
-        }
-    }
-}
