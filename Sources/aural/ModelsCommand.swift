@@ -94,6 +94,9 @@ enum ModelsCommand {
             let padded = (0..<4).map { row[$0].padding(toLength: widths[$0] + 2, withPad: " ", startingAt: 0) }.joined()
             print((padded + row[4]).trimmingCharacters(in: .whitespaces))
         }
+        let machine = await manager.deviceCapabilities()
+        print("\nFor this machine (\(machine.processorCount) cores, \(bytes(Double(machine.physicalMemory)).replacingOccurrences(of: " ", with: "\u{A0}")) memory): "
+            + "\(machine.recommendedModel) for files and other languages, \(machine.recommendedEnglishModel) for live English.")
         return 0
     }
 

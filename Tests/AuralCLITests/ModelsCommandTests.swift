@@ -85,13 +85,13 @@ struct ModelsCommandTests {
         #expect(try await hub.stats().requests == requests, "transcribing made no request")
     }
 
-    @Test("without a terminal install prints progress lines; list, path and remove manage the cache")
+    @Test("without a terminal install prints progress lines (endpoint from HF_ENDPOINT); list, path and remove manage the cache")
     func manage() async throws {
         let cache = try Self.temporaryCache()
         defer { try? FileManager.default.removeItem(at: cache) }
         let hub = try TestHub()
         let environment = ["AURALKIT_MODELS_DIR": cache.path]
-        let install = try CLI.run(["models", "install", "tiny.en", "--endpoint", hub.endpoint], environment: environment)
+        let install = try CLI.run(["models", "install", "tiny.en"], environment: environment.merging(["HF_ENDPOINT": hub.endpoint]) { $1 })
         #expect(install.status == 0, "\(install.stderr)")
         #expect(install.stderr.contains("Downloading tiny.en: 100% (78.1 MB of 78.1 MB)"))
         #expect(!install.stderr.contains("█"))
@@ -152,6 +152,27 @@ struct ModelsCommandTests {
         let transcript = try CLI.run(
             ["transcribe", CLI.audio("beckett.wav"), "-m", "tiny.en", "--beam-size", "1"], environment: ["AURALKIT_MODELS_DIR": cache.path])
         #expect(transcript.stdout.hasPrefix("Ever tried, ever failed."))
+    }
+
+    @Test("two processes installing the same model take turns: one download, both succeed")
+    func concurrentProcesses() async throws {
+        let cache = try Self.temporaryCache()
+        defer { try? FileManager.default.removeItem(at: cache) }
+        let hub = try TestHub(rate: 40_000_000)
+        let processes = (0..<2).map { _ in
+            let process = Process()
+            process.executableURL = CLI.executable
+            process.arguments = ["models", "install", "tiny.en", "--endpoint", hub.endpoint, "--quiet"]
+            process.environment = ProcessInfo.processInfo.environment.merging(["AURALKIT_MODELS_DIR": cache.path]) { $1 }
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            return process
+        }
+        for process in processes { try process.run() }
+        for process in processes { process.waitUntilExit() }
+        #expect(processes.map(\.terminationStatus) == [0, 0])
+        #expect(try await hub.stats().bytesSent == Self.tinyEnglishSize)
+        #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("tiny.en/model.bin").path))
     }
 
     @Test("usage errors and unknown models give clear messages")

@@ -98,3 +98,17 @@ struct SHA256Tests {
         }
     }
 }
+
+@Suite("vocabulary.json")
+struct VocabularyConversionTests {
+    @Test("the large-v3 family's vocabulary.json becomes the vocabulary.txt the engine reads, one token per line")
+    func converts() throws {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("vocab-\(UUID())")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try Data(#"["!", "\"", "Ġthe", "<|endoftext|>", "Ã©"]"#.utf8).write(to: folder.appendingPathComponent("vocabulary.json"))
+        try ModelManager.writeVocabularyText(in: folder)
+        let text = try String(contentsOf: folder.appendingPathComponent("vocabulary.txt"), encoding: .utf8)
+        #expect(text == "!\n\"\nĠthe\n<|endoftext|>\nÃ©\n", "one line per token, ending in a newline as CTranslate2 writes it")
+    }
+}

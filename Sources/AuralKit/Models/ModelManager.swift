@@ -208,6 +208,16 @@ public actor ModelManager {
     private func runInstall(_ descriptor: ModelDescriptor, job: InstallJob) async throws -> URL {
         defer { if installs[descriptor.name] === job { installs[descriptor.name] = nil } }
         do {
+            // Another process may be installing the same model: wait for it, then use what it installed.
+            let lockFile = cacheDirectory.appendingPathComponent(".staging/\(descriptor.name).lock")
+            let lock: InstallLock
+            do {
+                lock = try await InstallLock.acquire(lockFile)
+            } catch {
+                throw FileDownloadError.fileSystem(path: lockFile.path, reason: error.localizedDescription)
+            }
+            defer { withExtendedLifetime(lock) {} }
+            if isInstalled(descriptor.name) { return cacheDirectory.appendingPathComponent(descriptor.name, isDirectory: true) }
             return try await performInstall(descriptor, progress: job.progress)
         } catch let error as FileDownloadError {
             throw SpeechModelError.modelDownloadFailed(model: descriptor.name, cause: error.failure)
@@ -316,7 +326,7 @@ public actor ModelManager {
             throw FileDownloadError.fileSystem(path: json.path, reason: "vocabulary.json is not an array of tokens")
         }
         do {
-            try Data(tokens.joined(separator: "\n").utf8).write(to: text, options: .atomic)
+            try Data((tokens.joined(separator: "\n") + "\n").utf8).write(to: text, options: .atomic)
         } catch {
             throw FileDownloadError.fileSystem(path: text.path, reason: error.localizedDescription)
         }
