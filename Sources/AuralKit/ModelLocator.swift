@@ -1,6 +1,7 @@
 import Foundation
 
-/// Finds installed Whisper models: a folder path as given, or a model name inside the model cache.
+/// Finds installed Whisper models: a folder path as given, or a model name inside the model cache. Reads only the
+/// disk; `ModelManager` installs, validates and removes models in the same cache.
 public enum ModelLocator {
     /// The model cache: `$AURALKIT_MODELS_DIR`, else `$XDG_CACHE_HOME/auralkit/models`, else `~/.cache/auralkit/models`.
     public static var modelsDirectory: URL {
@@ -13,8 +14,9 @@ public enum ModelLocator {
         return cache.appendingPathComponent("auralkit/models", isDirectory: true)
     }
 
-    /// The model used when none is named: multilingual base, which `scripts/setup` installs.
-    public static let defaultModel = "base"
+    /// The model used when none is named: the catalog's default for files (multilingual base, which `scripts/setup`
+    /// installs).
+    public static let defaultModel = ModelCatalog.standard.defaults[.files]!
 
     /// The folder of `nameOrPath`: an existing folder path, or `<modelsDirectory>/<name>`.
     /// - Throws: `SpeechModelError.modelNotInstalled` when neither exists.
