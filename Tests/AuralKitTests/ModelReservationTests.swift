@@ -130,3 +130,22 @@ struct SpeechModelErrorTests {
         #expect(error.recoverySuggestion?.isEmpty == false)
     }
 }
+
+@Suite("ModelManager documentation example")
+struct ModelManagerExampleTests {
+    @Test("the example at the top of ModelManager's documentation runs as written (tiny.en installed by the setup)")
+    func example() async throws {
+        let manager = ModelManager(cacheDirectory: ModelLocator.modelsDirectory, endpoint: URL(string: "http://127.0.0.1:9")!)
+        // --- as in the doc comment ---
+        let model = try await manager.model(for: Locale(identifier: "en_GB"))  // tiny.en
+        if let request = try await manager.installationRequest(for: model.name) {
+            print(request.progress.fractionCompleted)  // observe while it runs
+            try await request.downloadAndInstall()
+        }
+        let whisper = try await manager.acquireModel(named: model.name, retention: .lingering(.seconds(60)))
+        // ---
+        #expect(model.name == "tiny.en")
+        #expect(whisper.languages == ["en"])
+        await manager.relinquishModel(named: model.name)
+    }
+}
