@@ -1,6 +1,7 @@
 import Foundation
 
-/// Finds installed Whisper models: a folder path as given, or a model name inside the model cache.
+/// Finds installed Whisper models: a folder path as given, or a model name inside the model cache. Reads only the
+/// disk; `ModelManager` installs, validates and removes models in the same cache.
 public enum ModelLocator {
     /// The model cache: `$AURALKIT_MODELS_DIR`, else `$XDG_CACHE_HOME/auralkit/models`, else `~/.cache/auralkit/models`.
     public static var modelsDirectory: URL {
@@ -13,8 +14,9 @@ public enum ModelLocator {
         return cache.appendingPathComponent("auralkit/models", isDirectory: true)
     }
 
-    /// The model used when none is named: multilingual base, which `scripts/setup` installs.
-    public static let defaultModel = "base"
+    /// The model used when none is named: the catalog's default for files (multilingual base, which `scripts/setup`
+    /// installs).
+    public static let defaultModel = ModelCatalog.standard.defaults[.files]!
 
     /// The folder of `nameOrPath`: an existing folder path, or `<modelsDirectory>/<name>`.
     /// - Throws: `SpeechModelError.modelNotInstalled` when neither exists.
@@ -38,33 +40,5 @@ public enum ModelLocator {
     public static func installedModels() -> [String] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: modelsDirectory.path)) ?? []
         return names.filter { !$0.hasPrefix(".") }.sorted()
-    }
-}
-
-/// A model that cannot be found.
-public enum SpeechModelError: Error, Sendable, Equatable {
-    /// No folder of that name or path.
-    case modelNotInstalled(name: String, searched: String)
-}
-
-extension SpeechModelError: LocalizedError {
-    public var errorDescription: String? {
-        switch self {
-        case .modelNotInstalled(let name, _): "The model \"\(name)\" is not installed."
-        }
-    }
-
-    public var failureReason: String? {
-        switch self {
-        case .modelNotInstalled(_, let searched): "No model folder exists at \(searched)."
-        }
-    }
-
-    public var recoverySuggestion: String? {
-        switch self {
-        case .modelNotInstalled:
-            "Run scripts/setup to install tiny.en and base, pass a CTranslate2 model folder with --model, "
-                + "or set AURALKIT_MODELS_DIR to the folder that holds your models."
-        }
     }
 }

@@ -5,12 +5,18 @@ struct ProgressBar {
     let label: String
     let total: Double
     let isEnabled: Bool
+    /// Shows an amount of `total`, such as seconds as mm:ss (the default) or bytes.
+    let format: (Double) -> String
     private var lastDrawn = -1
 
-    init(label: String, total: Double, enabled: Bool = isatty(STDERR_FILENO) == 1) {
+    init(
+        label: String, total: Double, enabled: Bool = isatty(STDERR_FILENO) == 1,
+        format: @escaping (Double) -> String = ProgressBar.clock
+    ) {
         self.label = label
         self.total = total
         self.isEnabled = enabled
+        self.format = format
     }
 
     /// Redraws the bar at `fraction` (0...1) when it moved by at least one percent.
@@ -22,8 +28,8 @@ struct ProgressBar {
         let width = 30
         let filled = width * percent / 100
         let bar = String(repeating: "█", count: filled) + String(repeating: "░", count: width - filled)
-        let done = Self.clock(total * Double(percent) / 100)
-        FileHandle.standardError.write(Data("\r\(label) \(bar) \(percent)% \(done)/\(Self.clock(total))".utf8))
+        let done = format(total * Double(percent) / 100)
+        FileHandle.standardError.write(Data("\r\(label) \(bar) \(percent)% \(done)/\(format(total))".utf8))
     }
 
     /// Clears the bar's line.

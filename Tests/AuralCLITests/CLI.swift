@@ -31,8 +31,13 @@ enum CLI {
 
     /// Runs `aural arguments…` to completion and returns what it printed.
     static func run(_ arguments: [String], environment: [String: String] = [:]) throws -> Result {
+        try run(tool: executable.path, arguments, environment: environment)
+    }
+
+    /// Runs another program (such as `script`, to give `aural` a terminal) to completion.
+    static func run(tool: String, _ arguments: [String], environment: [String: String] = [:]) throws -> Result {
         let process = Process()
-        process.executableURL = executable
+        process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         process.environment = ProcessInfo.processInfo.environment.merging(environment) { $1 }
         let out = Pipe()

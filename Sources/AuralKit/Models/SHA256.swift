@@ -1,0 +1,103 @@
+// SHA-256 (FIPS 180-4), written out because Foundation on Linux has no digest API and SwiftPM cannot fetch
+// swift-crypto here. Used to verify downloaded model files incrementally, as their chunks arrive.
+
+/// An incremental SHA-256 hasher: `update` with any number of byte chunks, then `finalize`.
+struct SHA256 {
+    private static let k: [UInt32] = [
+        0x428a2f98, 0x71374491, 0xb5c0fbcf, 0xe9b5dba5, 0x3956c25b, 0x59f111f1, 0x923f82a4, 0xab1c5ed5,
+        0xd807aa98, 0x12835b01, 0x243185be, 0x550c7dc3, 0x72be5d74, 0x80deb1fe, 0x9bdc06a7, 0xc19bf174,
+        0xe49b69c1, 0xefbe4786, 0x0fc19dc6, 0x240ca1cc, 0x2de92c6f, 0x4a7484aa, 0x5cb0a9dc, 0x76f988da,
+        0x983e5152, 0xa831c66d, 0xb00327c8, 0xbf597fc7, 0xc6e00bf3, 0xd5a79147, 0x06ca6351, 0x14292967,
+        0x27b70a85, 0x2e1b2138, 0x4d2c6dfc, 0x53380d13, 0x650a7354, 0x766a0abb, 0x81c2c92e, 0x92722c85,
+        0xa2bfe8a1, 0xa81a664b, 0xc24b8b70, 0xc76c51a3, 0xd192e819, 0xd6990624, 0xf40e3585, 0x106aa070,
+        0x19a4c116, 0x1e376c08, 0x2748774c, 0x34b0bcb5, 0x391c0cb3, 0x4ed8aa4a, 0x5b9cca4f, 0x682e6ff3,
+        0x748f82ee, 0x78a5636f, 0x84c87814, 0x8cc70208, 0x90befffa, 0xa4506ceb, 0xbef9a3f7, 0xc67178f2,
+    ]
+
+    private var state: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
+        0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a, 0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19
+    )
+    private var buffer: [UInt8] = []
+    private var length: UInt64 = 0
+
+    init() { buffer.reserveCapacity(64) }
+
+    /// Adds the bytes of a contiguous buffer, compressing whole blocks in place.
+    mutating func update(raw: UnsafeRawBufferPointer) {
+        guard var pointer = raw.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        var remaining = raw.count
+        length &+= UInt64(remaining)
+        if !buffer.isEmpty {
+            let take = min(64 - buffer.count, remaining)
+            buffer.append(contentsOf: UnsafeBufferPointer(start: pointer, count: take))
+            pointer += take
+            remaining -= take
+            if buffer.count == 64 {
+                buffer.withUnsafeBufferPointer { compress($0.baseAddress!) }
+                buffer.removeAll(keepingCapacity: true)
+            }
+        }
+        while remaining >= 64 {
+            compress(pointer)
+            pointer += 64
+            remaining -= 64
+        }
+        if remaining > 0 { buffer.append(contentsOf: UnsafeBufferPointer(start: pointer, count: remaining)) }
+    }
+
+    /// The digest as 64 lowercase hex digits. The hasher must not be used afterwards.
+    mutating func finalize() -> String {
+        let bitLength = length &* 8
+        var tail: [UInt8] = buffer + [0x80]
+        while tail.count % 64 != 56 { tail.append(0) }
+        for shift in stride(from: 56, through: 0, by: -8) { tail.append(UInt8(truncatingIfNeeded: bitLength >> UInt64(shift))) }
+        tail.withUnsafeBufferPointer { block in
+            for offset in stride(from: 0, to: block.count, by: 64) { compress(block.baseAddress! + offset) }
+        }
+        buffer = []
+        let words = [state.0, state.1, state.2, state.3, state.4, state.5, state.6, state.7]
+        let digits = Array("0123456789abcdef")
+        var text = ""
+        text.reserveCapacity(64)
+        for word in words {
+            for shift in stride(from: 28, through: 0, by: -4) { text.append(digits[Int((word >> UInt32(shift)) & 0xf)]) }
+        }
+        return text
+    }
+
+    /// The SHA-256 of `bytes` in one call.
+    static func hex(of bytes: [UInt8]) -> String {
+        var hasher = SHA256()
+        bytes.withUnsafeBytes { hasher.update(raw: $0) }
+        return hasher.finalize()
+    }
+
+    private mutating func compress(_ block: UnsafePointer<UInt8>) {
+        @inline(__always) func rotr(_ x: UInt32, _ n: UInt32) -> UInt32 { (x >> n) | (x << (32 - n)) }
+        withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+            for i in 0..<16 {
+                let b = block + 4 * i
+                w[i] = UInt32(b[0]) << 24 | UInt32(b[1]) << 16 | UInt32(b[2]) << 8 | UInt32(b[3])
+            }
+            for i in 16..<64 {
+                let s0 = rotr(w[i - 15], 7) ^ rotr(w[i - 15], 18) ^ (w[i - 15] >> 3)
+                let s1 = rotr(w[i - 2], 17) ^ rotr(w[i - 2], 19) ^ (w[i - 2] >> 10)
+                w[i] = w[i - 16] &+ s0 &+ w[i - 7] &+ s1
+            }
+            var (a, b, c, d, e, f, g, h) = state
+            Self.k.withUnsafeBufferPointer { k in
+                for i in 0..<64 {
+                    let s1 = rotr(e, 6) ^ rotr(e, 11) ^ rotr(e, 25)
+                    let choice = (e & f) ^ (~e & g)
+                    let t1 = h &+ s1 &+ choice &+ k[i] &+ w[i]
+                    let s0 = rotr(a, 2) ^ rotr(a, 13) ^ rotr(a, 22)
+                    let majority = (a & b) ^ (a & c) ^ (b & c)
+                    let t2 = s0 &+ majority
+                    h = g; g = f; f = e; e = d &+ t1
+                    d = c; c = b; b = a; a = t1 &+ t2
+                }
+            }
+            state = (state.0 &+ a, state.1 &+ b, state.2 &+ c, state.3 &+ d, state.4 &+ e, state.5 &+ f, state.6 &+ g, state.7 &+ h)
+        }
+    }
+}
