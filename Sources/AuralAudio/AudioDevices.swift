@@ -99,7 +99,11 @@ public enum AudioDevices {
     /// Blocks for a few round trips to the server (milliseconds; at most 5 s when it does not answer).
     /// - Throws: `AudioDeviceError.noSoundServer` when no server runs, `.connectionLost` when it stops answering.
     public static func list() throws(AudioDeviceError) -> AudioDeviceList {
-        let context = try PulseContext(applicationName: "AuralKit devices")
+        try list(server: nil)
+    }
+
+    static func list(server: String?) throws(AudioDeviceError) -> AudioDeviceList {
+        let context = try PulseContext(applicationName: "AuralKit devices", server: server)
         defer { context.close() }
         return try context.withLock { () throws(AudioDeviceError) -> AudioDeviceList in
             let server = try context.serverInfo()

@@ -40,9 +40,17 @@ public struct AudioInputInfo: Sendable, Hashable, CustomStringConvertible {
 /// The stream throws `AudioDeviceError.connectionLost` when the server goes away.
 public final class DeviceMonitor: Sendable {
     private let watcher = Mutex<DeviceWatcher?>(nil)
+    /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
+    let server: String?
 
     /// A monitor; nothing happens until `start()`.
-    public init() {}
+    public convenience init() {
+        self.init(server: nil)
+    }
+
+    init(server: String?) {
+        self.server = server
+    }
 
     deinit {
         stop()
@@ -56,7 +64,7 @@ public final class DeviceMonitor: Sendable {
     public func start() throws -> AsyncThrowingStream<AudioInputInfo, Error> {
         stop()
         let (stream, continuation) = AsyncThrowingStream.makeStream(of: AudioInputInfo.self, throwing: Error.self)
-        let newWatcher = try DeviceWatcher(continuation: continuation)
+        let newWatcher = try DeviceWatcher(continuation: continuation, server: server)
         // Termination can be reported on the mainloop thread, which must not tear its own loop down.
         continuation.onTermination = { _ in DispatchQueue.global().async { newWatcher.close() } }
         watcher.withLock { $0 = newWatcher }
@@ -79,9 +87,9 @@ private final class DeviceWatcher: @unchecked Sendable {
     private let continuation: AsyncThrowingStream<AudioInputInfo, Error>.Continuation
     private var lastPublished: AudioInputInfo?
 
-    init(continuation: AsyncThrowingStream<AudioInputInfo, Error>.Continuation) throws(AudioDeviceError) {
+    init(continuation: AsyncThrowingStream<AudioInputInfo, Error>.Continuation, server: String?) throws(AudioDeviceError) {
         self.continuation = continuation
-        context = try PulseContext(applicationName: "AuralKit device monitor")
+        context = try PulseContext(applicationName: "AuralKit device monitor", server: server)
         do throws(AudioDeviceError) {
             try context.withLock { () throws(AudioDeviceError) in
                 context.onConnectionLost = { [continuation] error in continuation.finish(throwing: error) }

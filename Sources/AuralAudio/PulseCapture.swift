@@ -52,10 +52,10 @@ final class PulseCapture: @unchecked Sendable {
 
     /// Connects, then lets `open` create the record streams (with the lock not held) into the capture's ring.
     init(
-        format: AudioFormat,
+        format: AudioFormat, server: String?,
         open: (PulseContext, SampleRing, CaptureSignal) throws(AudioDeviceError) -> [PulseRecordStream]
     ) throws(AudioDeviceError) {
-        let context = try PulseContext()
+        let context = try PulseContext(server: server)
         let ring = SampleRing(minimumCapacity: Int(Double(format.sampleRate * format.channelCount) * Self.ringDuration))
         let signal = CaptureSignal()
         self.context = context

@@ -21,11 +21,12 @@ final class PulseContext: @unchecked Sendable {
     /// kind (`PA_SUBSCRIPTION_EVENT_NEW`, …) and the object's index.
     var onEvent: ((_ facility: UInt32, _ kind: UInt32, _ index: UInt32) -> Void)?
 
-    /// Connects to the server libpulse finds (`PULSE_SERVER`, client.conf, or `$XDG_RUNTIME_DIR/pulse/native`).
-    /// Never spawns a server. Blocks until connected, at most `timeout`.
-    init(applicationName: String = "AuralKit") throws(AudioDeviceError) {
+    /// Connects to `server` (nil: the one libpulse finds through `PULSE_SERVER`, client.conf, or
+    /// `$XDG_RUNTIME_DIR/pulse/native`). Never spawns a server. Blocks until connected, at most `timeout`.
+    init(applicationName: String = "AuralKit", server: String? = nil) throws(AudioDeviceError) {
+        let serverDescription = server ?? Self.serverDescription
         guard let mainloop = pa_threaded_mainloop_new() else {
-            throw .noSoundServer(server: Self.serverDescription, reason: "libpulse could not create its mainloop")
+            throw .noSoundServer(server: serverDescription, reason: "libpulse could not create its mainloop")
         }
         self.mainloop = mainloop
         let userdata = Unmanaged.passUnretained(self).toOpaque()
@@ -34,25 +35,25 @@ final class PulseContext: @unchecked Sendable {
         guard let context else {
             pa_threaded_mainloop_unlock(mainloop)
             close()
-            throw .noSoundServer(server: Self.serverDescription, reason: "libpulse could not create a context")
+            throw .noSoundServer(server: serverDescription, reason: "libpulse could not create a context")
         }
         pa_context_set_state_callback(context, { _, userdata in
             PulseContext.from(userdata).stateChanged()
         }, userdata)
         var failure: AudioDeviceError?
-        if pa_context_connect(context, nil, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
-            failure = .noSoundServer(server: Self.serverDescription, reason: Self.errorText(pa_context_errno(context)))
+        if pa_context_connect(context, server, PA_CONTEXT_NOAUTOSPAWN, nil) < 0 {
+            failure = .noSoundServer(server: serverDescription, reason: Self.errorText(pa_context_errno(context)))
         } else if pa_threaded_mainloop_start(mainloop) < 0 {
-            failure = .noSoundServer(server: Self.serverDescription, reason: "libpulse could not start its thread")
+            failure = .noSoundServer(server: serverDescription, reason: "libpulse could not start its thread")
         } else {
             let ready = wait(timeout: Self.timeout) {
                 let state = pa_context_get_state(context)
                 return state == PA_CONTEXT_READY || PA_CONTEXT_IS_GOOD(state) == 0
             }
             if !ready {
-                failure = .noSoundServer(server: Self.serverDescription, reason: "it did not answer within \(Int(Self.timeout)) s")
+                failure = .noSoundServer(server: serverDescription, reason: "it did not answer within \(Int(Self.timeout)) s")
             } else if pa_context_get_state(context) != PA_CONTEXT_READY {
-                failure = .noSoundServer(server: Self.serverDescription, reason: Self.errorText(pa_context_errno(context)))
+                failure = .noSoundServer(server: serverDescription, reason: Self.errorText(pa_context_errno(context)))
             } else {
                 wasReady = true
             }
@@ -145,7 +146,10 @@ final class PulseContext: @unchecked Sendable {
             let kind = type.rawValue & PA_SUBSCRIPTION_EVENT_TYPE_MASK.rawValue
             PulseContext.from(userdata).onEvent?(facility, kind, index)
         }, Unmanaged.passUnretained(self).toOpaque())
-        guard finish(pa_context_subscribe(context, pa_subscription_mask_t(mask), nil, nil)), isConnected else {
+        let operation = pa_context_subscribe(context, pa_subscription_mask_t(mask), { _, _, userdata in
+            PulseContext.from(userdata).signal()
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard finish(operation), isConnected else {
             throw .connectionLost(reason: "Subscribing to device events failed: \(lastError).")
         }
     }

@@ -25,12 +25,19 @@ public final class PulseMicrophoneSource: AudioSource {
     /// The format buffers are delivered in.
     public let format: AudioFormat
     private let capture = Mutex<PulseCapture?>(nil)
+    /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
+    let server: String?
 
     /// A source for the input named `deviceName` (nil: the default input, following changes of the default),
     /// delivering `format` (default: 16 kHz mono, what the engine takes).
-    public init(deviceName: String? = nil, format: AudioFormat = .whisper) {
+    public convenience init(deviceName: String? = nil, format: AudioFormat = .whisper) {
+        self.init(deviceName: deviceName, format: format, server: nil)
+    }
+
+    init(deviceName: String?, format: AudioFormat, server: String?) {
         self.deviceName = deviceName
         self.format = format
+        self.server = server
     }
 
     deinit {
@@ -46,7 +53,7 @@ public final class PulseMicrophoneSource: AudioSource {
         stop()
         let deviceName = self.deviceName
         let format = self.format
-        let newCapture = try PulseCapture(format: format) { context, ring, signal throws(AudioDeviceError) in
+        let newCapture = try PulseCapture(format: format, server: server) { context, ring, signal throws(AudioDeviceError) in
             [try PulseRecordStream(
                 context: context, name: "AuralKit microphone", format: format, device: deviceName,
                 label: deviceName ?? "default input", ring: ring, signal: signal)]

@@ -36,6 +36,8 @@ public final class PulseSystemAudioSource: AudioSource {
     /// `excludesCurrentProcessAudio`); see `init(target:format:excludesCurrentProcessAudio:)`.
     public let excludesCurrentProcessAudio: Bool
     private let capture = Mutex<PulseCapture?>(nil)
+    /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
+    let server: String?
 
     /// A source capturing `target` (default: everything the default output plays) in `format` (default 16 kHz mono).
     ///
@@ -43,10 +45,15 @@ public final class PulseSystemAudioSource: AudioSource {
     /// captured separately and mixed, instead of the output's monitor; this process's playback streams
     /// (found by `application.process.id`) are left out, including ones it opens during the capture.
     /// It has no effect with `.application`.
-    public init(target: Target = .defaultOutput, format: AudioFormat = .whisper, excludesCurrentProcessAudio: Bool = false) {
+    public convenience init(target: Target = .defaultOutput, format: AudioFormat = .whisper, excludesCurrentProcessAudio: Bool = false) {
+        self.init(target: target, format: format, excludesCurrentProcessAudio: excludesCurrentProcessAudio, server: nil)
+    }
+
+    init(target: Target, format: AudioFormat, excludesCurrentProcessAudio: Bool, server: String?) {
         self.target = target
         self.format = format
         self.excludesCurrentProcessAudio = excludesCurrentProcessAudio
+        self.server = server
     }
 
     deinit {
@@ -62,7 +69,7 @@ public final class PulseSystemAudioSource: AudioSource {
         stop()
         let target = self.target
         let format = self.format
-        let newCapture = try PulseCapture(format: format) { context, ring, signal throws(AudioDeviceError) in
+        let newCapture = try PulseCapture(format: format, server: server) { context, ring, signal throws(AudioDeviceError) in
             let plan = try context.withLock { () throws(AudioDeviceError) -> (monitor: String, label: String, sinkInput: UInt32?) in
                 try Self.resolve(target, in: context)
             }
