@@ -48,6 +48,8 @@ final class PulseCapture: @unchecked Sendable {
     let ring: SampleRing
     let signal: CaptureSignal
     private let streams: Mutex<[PulseRecordStream]>
+    /// When set (before `start()`), buffers are the mixer's mix, with `ring` as its clock.
+    var mixer: PlaybackMixer?
     private let streamDroppedFrames = Atomic<Int>(0)
 
     /// Connects, then lets `open` create the record streams (with the lock not held) into the capture's ring.
@@ -102,7 +104,8 @@ final class PulseCapture: @unchecked Sendable {
         var deliveredFrames = 0
         while true {
             let ending = signal.reason
-            let samples = ring.read(maximum: ring.capacity, granule: channels)
+            mixer?.refreshIfNeeded()
+            let samples = mixer?.mix(clock: ring, draining: ending != nil) ?? ring.read(maximum: ring.capacity, granule: channels)
             if !samples.isEmpty {
                 let frames = samples.count / channels
                 // Dropped frames still count, so a buffer's time stays true to the audio after an overrun.
@@ -113,6 +116,7 @@ final class PulseCapture: @unchecked Sendable {
                 }
             }
             if let ending, ring.available < channels {
+                mixer?.close()
                 for stream in streams.withLock({ $0 }) { stream.close() }
                 context.close()
                 if let error = ending.error {

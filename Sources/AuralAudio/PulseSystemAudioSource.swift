@@ -38,6 +38,8 @@ public final class PulseSystemAudioSource: AudioSource {
     private let capture = Mutex<PulseCapture?>(nil)
     /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
     let server: String?
+    /// Processes left out besides this one (tests exclude a player they start).
+    let additionalExcludedProcessIDs: Set<Int32>
 
     /// A source capturing `target` (default: everything the default output plays) in `format` (default 16 kHz mono).
     ///
@@ -49,7 +51,11 @@ public final class PulseSystemAudioSource: AudioSource {
         self.init(target: target, format: format, excludesCurrentProcessAudio: excludesCurrentProcessAudio, server: nil)
     }
 
-    init(target: Target, format: AudioFormat, excludesCurrentProcessAudio: Bool, server: String?) {
+    init(
+        target: Target, format: AudioFormat, excludesCurrentProcessAudio: Bool, server: String?,
+        additionalExcludedProcessIDs: Set<Int32> = []
+    ) {
+        self.additionalExcludedProcessIDs = additionalExcludedProcessIDs
         self.target = target
         self.format = format
         self.excludesCurrentProcessAudio = excludesCurrentProcessAudio
@@ -69,14 +75,19 @@ public final class PulseSystemAudioSource: AudioSource {
         stop()
         let target = self.target
         let format = self.format
+        var resolved: Plan?
         let newCapture = try PulseCapture(format: format, server: server) { context, ring, signal throws(AudioDeviceError) in
-            let plan = try context.withLock { () throws(AudioDeviceError) -> (monitor: String, label: String, sinkInput: UInt32?) in
-                try Self.resolve(target, in: context)
-            }
+            let plan = try context.withLock { () throws(AudioDeviceError) -> Plan in try Self.resolve(target, in: context) }
+            resolved = plan
             return [try PulseRecordStream(
                 context: context, name: "AuralKit system audio", format: format, device: plan.monitor, label: plan.label,
                 sinkInput: plan.sinkInput, killMeaning: plan.sinkInput == nil ? .deviceDisappeared : .finished,
                 ring: ring, signal: signal)]
+        }
+        if let plan = resolved, plan.sinkInput == nil, !excludedProcessIDs.isEmpty {
+            newCapture.mixer = try PlaybackMixer(
+                context: newCapture.context, format: format, sinkIndex: plan.sinkIndex, monitorName: plan.monitor,
+                excluding: excludedProcessIDs, wake: newCapture.signal)
         }
         capture.withLock { $0 = newCapture }
         return newCapture.start()
@@ -93,27 +104,42 @@ public final class PulseSystemAudioSource: AudioSource {
         capture.withLock { $0 }?.overrunFrameCount ?? 0
     }
 
-    /// The monitor source that is recorded, with the lock held.
-    private static func resolve(_ target: Target, in context: PulseContext) throws(AudioDeviceError)
-        -> (monitor: String, label: String, sinkInput: UInt32?)
-    {
+    /// What `start()` records: a monitor source, for errors a label, and the sink input for one application.
+    private struct Plan {
+        var monitor: String
+        var label: String
+        var sinkIndex: UInt32
+        var sinkInput: UInt32?
+    }
+
+    /// The processes left out: this one with `excludesCurrentProcessAudio` (tests name others).
+    var excludedProcessIDs: Set<Int32> {
+        var excluded = additionalExcludedProcessIDs
+        if excludesCurrentProcessAudio { excluded.insert(getpid()) }
+        return excluded
+    }
+
+    /// Finds what `target` means now, with the lock held.
+    private static func resolve(_ target: Target, in context: PulseContext) throws(AudioDeviceError) -> Plan {
         let sinks = try context.sinks()
         switch target {
         case .defaultOutput:
             guard let name = try context.serverInfo().defaultSinkName, let sink = sinks.first(where: { $0.name == name }) else {
                 throw .deviceNotFound(name: "default output")
             }
-            return (sink.monitorSourceName, sink.name, nil)
+            return Plan(monitor: sink.monitorSourceName, label: sink.name, sinkIndex: sink.index)
         case .output(let name):
             guard let sink = sinks.first(where: { $0.name == name || $0.monitorSourceName == name }) else {
                 throw .deviceNotFound(name: name)
             }
-            return (sink.monitorSourceName, sink.name, nil)
+            return Plan(monitor: sink.monitorSourceName, label: sink.name, sinkIndex: sink.index)
         case .application(let id):
             guard let input = try context.sinkInputs().first(where: { Int($0.index) == id }),
                 let sink = sinks.first(where: { $0.index == input.sink })
             else { throw .deviceNotFound(name: "application #\(id)") }
-            return (sink.monitorSourceName, "\(input.applicationName) (application #\(id))", input.index)
+            return Plan(
+                monitor: sink.monitorSourceName, label: "\(input.applicationName) (application #\(id))", sinkIndex: sink.index,
+                sinkInput: input.index)
         }
     }
 }

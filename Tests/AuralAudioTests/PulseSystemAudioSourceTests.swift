@@ -76,6 +76,47 @@ extension PulseAudioTests {
             #expect(foreign.ncc < 0.2)
         }
 
+        @Test("excluding a process leaves its playback out and keeps every other application's, whole and in time")
+        func excludesAProcess() async throws {
+            try PulseHarness.requirePrivateDaemon()
+            // The process to leave out plays a 24 kHz recording; another application then plays beckett.wav.
+            let excluded = try PulseHarness.play(Fixtures.audio("endgame_nagg_nell.wav"), device: "virt_speaker")
+            defer { PulseHarness.kill(excluded) }
+            let source = PulseSystemAudioSource(
+                target: .defaultOutput, format: .whisper, excludesCurrentProcessAudio: true, server: nil,
+                additionalExcludedProcessIDs: [excluded.processIdentifier])
+            #expect(source.excludedProcessIDs == [getpid(), excluded.processIdentifier])
+            let started = Date()
+            let recording = Recording(try source.start())
+            try #require(await recording.waitForFrames(1, timeout: 5), "no buffer within 5 s")
+            let firstBuffer = Date().timeIntervalSince(started)
+            // Started after the capture: picked up from the server's sink-input events.
+            let player = try PulseHarness.play(Fixtures.audio("beckett.wav"), device: "virt_speaker")
+            defer { PulseHarness.kill(player) }
+            #expect(await PulseHarness.wait(for: player, timeout: 20))
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(excluded.isRunning, "the excluded application should still be playing")
+            source.stop()
+            try #require(await recording.waitForEnd(timeout: 3))
+            #expect(recording.error == nil)
+
+            let captured = recording.samples
+            let beckett = try ReferenceWAV.read(Fixtures.audio("beckett.wav")).samples
+            let kept = Correlation.align(captured, with: beckett, rate: 16_000, minimumOverlap: beckett.count / 2)
+            let otherFile = try ReferenceWAV.read(Fixtures.audio("endgame_nagg_nell.wav"))
+            let converter = try AudioConverter(inputSampleRate: otherFile.sampleRate, inputChannelCount: 1)
+            let left = Correlation.align(
+                captured, with: converter.convert(otherFile.samples) + converter.flush(), rate: 16_000, minimumOverlap: 16_000 * 5)
+            print("excluding a process: first buffer after \(Int(firstBuffer * 1000)) ms; NCC with the other application's recording \(kept.ncc) (worst window \(kept.worstWindow), overlap \(kept.overlap) of \(beckett.count)); with the excluded one's \(left.ncc)")
+            #expect(kept.ncc >= 0.99)
+            #expect(kept.worstWindow >= 0.99)
+            // An application that starts during the capture is heard from when its stream is picked up, a few
+            // milliseconds after it starts: allow 10 ms of its beginning to be missing.
+            #expect(kept.overlap >= beckett.count - 160)
+            #expect(left.ncc < 0.2)
+            Helpers.expectContiguous(recording.buffers)
+        }
+
         @Test("an output that goes away ends the capture with an error and keeps what was captured")
         func vanishingOutput() async throws {
             try PulseHarness.requirePrivateDaemon()
