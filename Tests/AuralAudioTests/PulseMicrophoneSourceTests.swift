@@ -110,6 +110,35 @@ extension PulseAudioTests {
             Self.expectContiguous(recording.buffers)
         }
 
+        @Test("a consumer that falls behind loses audio that is counted, and the buffers' times show the gap")
+        func overrunsAreCountedNotHidden() async throws {
+            try PulseHarness.requirePrivateDaemon()
+            let microphone = PulseMicrophoneSource()
+            let stream = try microphone.start()
+            // Nobody reads for 7.5 s: the stream holds about 5 s of 20-ms buffers, newer ones are dropped and counted.
+            try await Task.sleep(for: .milliseconds(7_500))
+            var buffers: [AudioBuffer] = []
+            var iterator = stream.makeAsyncIterator()
+            // Catch up, and read on until live audio comes again.
+            while let buffer = try await iterator.next() {
+                buffers.append(buffer)
+                if buffer.startTime > 8 || buffers.count > 5_000 { break }
+            }
+            microphone.stop()
+            while let buffer = try await iterator.next() { buffers.append(buffer) }
+            let overrun = microphone.overrunFrameCount
+            print("overrun: \(overrun) frames counted after 7.5 s without a reader; \(buffers.count) buffers kept")
+            #expect(overrun > 16_000)
+            // The buffers kept are in order, and the first one after the loss starts later by the frames lost.
+            var gap = 0.0
+            for (previous, next) in zip(buffers, buffers.dropFirst()) {
+                #expect(next.startTime >= previous.startTime + previous.duration - 1e-6)
+                gap += next.startTime - (previous.startTime + previous.duration)
+            }
+            #expect(abs(gap - Double(overrun) / 16_000) < 0.001)
+            #expect(buffers.last!.startTime > 8)
+        }
+
         @Test("an input that does not exist is a clear error")
         func unknownInput() throws {
             try PulseHarness.requirePrivateDaemon()
