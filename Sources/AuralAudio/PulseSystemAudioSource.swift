@@ -46,7 +46,8 @@ public final class PulseSystemAudioSource: AudioSource {
     /// With `excludesCurrentProcessAudio`, an output's capture is made of each other application's playback,
     /// captured separately and mixed, instead of the output's monitor; this process's playback streams
     /// (found by `application.process.id`) are left out, including ones it opens during the capture.
-    /// It has no effect with `.application`.
+    /// An application that starts playing during the capture is mixed in from when its stream is picked up
+    /// (a few milliseconds after it starts). It has no effect with `.application`.
     public convenience init(target: Target = .defaultOutput, format: AudioFormat = .whisper, excludesCurrentProcessAudio: Bool = false) {
         self.init(target: target, format: format, excludesCurrentProcessAudio: excludesCurrentProcessAudio, server: nil)
     }
