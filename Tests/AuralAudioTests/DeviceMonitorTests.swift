@@ -126,6 +126,24 @@ extension PulseAudioTests {
             #expect(expected.failureReason?.contains(Self.nowhere) == true)
         }
 
+        @Test("a sound server that does not answer gives noSoundServer after the timeout, not a hang")
+        func serverDoesNotAnswer() async throws {
+            try PulseHarness.requirePrivateDaemon()
+            let daemon = try await PulseHarness.startExtraDaemon()
+            defer {
+                kill(daemon.process.processIdentifier, SIGCONT)
+                PulseHarness.kill(daemon.process)
+                try? FileManager.default.removeItem(at: daemon.directory)
+            }
+            kill(daemon.process.processIdentifier, SIGSTOP)
+            let started = Date()
+            #expect(throws: AudioDeviceError.noSoundServer(server: daemon.server, reason: "it did not answer within 5 s")) {
+                try AudioDevices.list(server: daemon.server)
+            }
+            let waited = Date().timeIntervalSince(started)
+            #expect(waited >= 4.9 && waited < 7)
+        }
+
         @Test("a sound server that stops ends captures and the device monitor with connectionLost, keeping buffers")
         func serverStops() async throws {
             try PulseHarness.requirePrivateDaemon()
