@@ -12,10 +12,11 @@ demo: setup
 	$(SWIFT) build -c release --product aural
 	.build/release/aural transcribe fixtures/audio/two_cities.wav
 
-# Every test, in an optimized build (the engine's tests run real models on real audio).
+# Every test, in an optimized build (the engine's tests run real models on real audio), against a private
+# PulseAudio daemon with virtual devices that scripts/with-pulse starts and stops.
 test: setup
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
-	$(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build
+	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build
 
 bench: setup
 	scripts/bench

@@ -14,12 +14,13 @@ let package = Package(
         .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]),
+        .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .target(
             name: "AuralWhisper",
             dependencies: ["CBLAS", "CZlib"],
             swiftSettings: [.unsafeFlags(["-Ounchecked", "-target-cpu", "haswell"], .when(configuration: .release))]
         ),
-        .target(name: "AuralAudio", dependencies: ["CFFmpeg"]),
+        .target(name: "AuralAudio", dependencies: ["CFFmpeg", "CPulse"]),
         .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio"]),
         .executableTarget(name: "aural", dependencies: ["AuralKit"]),
         .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio"], exclude: ["Golden"]),

@@ -53,11 +53,13 @@ public struct AudioBuffer: Sendable {
 /// ```
 ///
 /// `start()` begins delivery and returns the buffers as they come; the stream finishes when the source ends
-/// (a file's last buffer) or after `stop()`, and throws an `AudioSourceError` when the source fails (a device
-/// that disappears, a file that cannot be decoded). Buffers already delivered are never withdrawn.
+/// (a file's last buffer) or after `stop()`, and throws when the source fails: an `AudioDeviceError` for live audio
+/// (a device that disappears, a server that stops), an `AudioSourceError` for a file that cannot be decoded.
+/// Buffers already delivered are never withdrawn.
 public protocol AudioSource: AnyObject, Sendable {
     /// Starts the source and returns its buffers in order.
-    /// - Throws: `AudioSourceError` when the source cannot start (no sound server, no such device, no such file).
+    /// - Throws: `AudioDeviceError` when a live source cannot start (no sound server, no such device),
+    ///   `AudioSourceError` when a file cannot be opened.
     func start() throws -> AsyncThrowingStream<AudioBuffer, Error>
 
     /// Stops delivery and finishes the stream returned by `start()`. Safe to call more than once, or before `start()`.

@@ -9,6 +9,7 @@ struct Aural {
     static let commands: [(name: String, abstract: String, run: @Sendable ([String]) async -> Int32)] = [
         ("transcribe", TranscribeCommand.spec.abstract, TranscribeCommand.run),
         ("models", ModelsCommand.abstract, ModelsCommand.run),
+        ("devices", DevicesCommand.spec.abstract, DevicesCommand.run),
     ]
 
     static func main() async {
