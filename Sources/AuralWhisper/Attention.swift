@@ -4,17 +4,19 @@ enum Attention {
     ///
     /// - Parameters:
     ///   - causalOffset: when set, query i sits at absolute position `causalOffset + i` and sees keys up to it.
-    ///   - scores: scratch of at least queryCount × keyCount Floats.
-    ///   - capture: called per head with the softmax weights [queryCount × keyCount] (for alignment heads).
+    ///   - scores: scratch of at least queryCount × keyCount Floats, or heads × queryCount × keyCount with
+    ///     `scoresHoldEveryHead`, which lets the heads run in parallel (decoder steps, whose products are too small to
+    ///     split one by one).
+    ///   - capture: called per head, in order, with the softmax weights [queryCount × keyCount] (alignment heads).
     static func multiHead(
         queries: UnsafePointer<Float>, queryStride: Int,
         keys: UnsafePointer<Float>, values: UnsafePointer<Float>, keyStride: Int,
         queryCount: Int, keyCount: Int, heads: Int, headWidth: Int, causalOffset: Int?,
-        scores: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>, outputStride: Int,
-        capture: ((_ head: Int, _ weights: UnsafePointer<Float>) -> Void)? = nil
+        scores: UnsafeMutablePointer<Float>, scoresHoldEveryHead: Bool = false, output: UnsafeMutablePointer<Float>,
+        outputStride: Int, capture: ((_ head: Int, _ weights: UnsafePointer<Float>) -> Void)? = nil
     ) {
         let scale = 1 / Float(headWidth).squareRoot()
-        for h in 0..<heads {
+        func head(_ h: Int, scores: UnsafeMutablePointer<Float>) {
             let offset = h * headWidth
             BLAS.gemm(
                 m: queryCount, n: keyCount, k: headWidth, a: queries + offset, lda: queryStride,
@@ -36,6 +38,11 @@ enum Attention {
             BLAS.gemm(
                 m: queryCount, n: headWidth, k: keyCount, a: scores, lda: keyCount,
                 b: values + offset, ldb: keyStride, transposeB: false, c: output + offset, ldc: outputStride)
+        }
+        if scoresHoldEveryHead && capture == nil {
+            WorkerPool.shared.run(parts: heads) { h in head(h, scores: scores + h * queryCount * keyCount) }
+        } else {
+            for h in 0..<heads { head(h, scores: scores) }
         }
     }
 }

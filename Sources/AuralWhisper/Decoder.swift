@@ -166,7 +166,9 @@ final class DecoderState {
         let attention = Tensor(count: rows * d)
         let ffnWidth = weights.layers[0].ffnIn.outFeatures
         let ffn = Tensor(count: rows * ffnWidth)
-        let scores = Tensor(count: max(n * (length + n), rows * audioLength))
+        // Decoder steps run the attention heads in parallel, each with its own scores.
+        let parallelHeads = rows <= SkinnyGEMM.maxRows
+        let scores = Tensor(count: (parallelHeads ? weights.heads : 1) * max(n * (length + n), rows * audioLength))
         let headWidth = d / weights.heads
         for (l, layer) in weights.layers.enumerated() {
             layer.selfNorm.apply(x.pointer, rows: rows, into: normed.pointer)
@@ -182,7 +184,8 @@ final class DecoderState {
                     queries: qkv.pointer + b * n * 3 * d, queryStride: 3 * d,
                     keys: selfKeys[l].pointer + b * stride, values: selfValues[l].pointer + b * stride, keyStride: d,
                     queryCount: n, keyCount: length + n, heads: weights.heads, headWidth: headWidth,
-                    causalOffset: length, scores: scores.pointer, output: attention.pointer + b * n * d, outputStride: d)
+                    causalOffset: length, scores: scores.pointer, scoresHoldEveryHead: parallelHeads,
+                    output: attention.pointer + b * n * d, outputStride: d)
             }
             layer.selfOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
 
@@ -191,7 +194,8 @@ final class DecoderState {
             Attention.multiHead(
                 queries: qkv.pointer, queryStride: d, keys: crossKeys[l].pointer, values: crossValues[l].pointer,
                 keyStride: d, queryCount: rows, keyCount: audioLength, heads: weights.heads, headWidth: headWidth,
-                causalOffset: nil, scores: scores.pointer, output: attention.pointer, outputStride: d,
+                causalOffset: nil, scores: scores.pointer, scoresHoldEveryHead: parallelHeads, output: attention.pointer,
+                outputStride: d,
                 capture: captureCrossAttention.map { capture in { head, w in capture(l, head, w) } })
             layer.crossOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
 
