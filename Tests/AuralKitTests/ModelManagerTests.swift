@@ -256,7 +256,7 @@ struct ModelManagerTests {
         process.standardOutput = pipe
         try process.run()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
+        process.waitForExit()
         return String(String(decoding: output, as: UTF8.self).prefix(64))
     }
 }
