@@ -156,8 +156,10 @@ extension PulseAudioTests {
             let recording = Recording(try source.start())
             let monitor = DeviceMonitor(server: daemon.server)
             let events = InputEvents(try monitor.start())
-            try #require(await recording.waitForFrames(1, timeout: 5))
-            try #require(await events.next(after: 0, timeout: 2) != nil)
+            // An idle null sink renders 2 s at a time, so its monitor's first buffer can take that long, and longer
+            // while the engine's tests load both cores.
+            try #require(await recording.waitForFrames(1, timeout: 15))
+            try #require(await events.next(after: 0, timeout: 5) != nil)
             PulseHarness.kill(daemon.process)
             #expect(await recording.waitForEnd(timeout: 3), "the capture hung after the server stopped")
             #expect(await PulseHarness.eventually(timeout: 3) { events.isFinished }, "the monitor hung after the server stopped")
