@@ -1,5 +1,6 @@
 import AuralKit
 import Foundation
+import Synchronization
 import Testing
 
 #if canImport(FoundationNetworking)
@@ -17,17 +18,18 @@ struct ModelManagerTests {
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         let request = try #require(try await manager.installationRequest(for: "tiny.en"))
         #expect(request.progress.totalUnitCount == HubServer.tinyEnglishSize)
-        let sampler = Task {
-            var samples: [Double] = []
-            while !Task.isCancelled {
-                samples.append(request.progress.fractionCompleted)
-                try? await Task.sleep(for: .milliseconds(5))
+        // Sampled from a thread of its own, which the engine's tests beside this one cannot hold up.
+        let progress = UncheckedProgress(request.progress)
+        let log = ProgressLog()
+        Thread {
+            while !log.isStopped {
+                log.append(progress.value.fractionCompleted)
+                usleep(5_000)
             }
-            return samples
-        }
+        }.start()
         try await request.downloadAndInstall()
-        sampler.cancel()
-        let samples = await sampler.value + [request.progress.fractionCompleted]
+        log.stop()
+        let samples = log.values + [request.progress.fractionCompleted]
         #expect(samples.count > 10)
         #expect(samples == samples.sorted(), "progress never goes back")
         #expect(samples.contains { $0 > 0 && $0 < 1 }, "progress is seen between 0 and 1")
@@ -154,12 +156,18 @@ struct ModelManagerTests {
     @Test("a cancelled install keeps its staged bytes, and the next install resumes from them")
     func cancelAndResume() async throws {
         let cache = try TemporaryCache()
-        let server = try HubServer(rate: 25_000_000)
+        let server = try HubServer(rate: 8_000_000)
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         let request = try #require(try await manager.installationRequest(for: "tiny.en"))
         let install = Task { try await request.downloadAndInstall() }
-        while request.progress.fractionCompleted < 0.3 { try await Task.sleep(for: .milliseconds(10)) }
-        install.cancel()
+        // Cancel from a thread of its own: the engine's tests beside this one can hold Swift's cooperative threads
+        // for longer than the whole download takes.
+        let progress = UncheckedProgress(request.progress)
+        let watcher = Thread {
+            while progress.value.fractionCompleted < 0.3 { usleep(2_000) }
+            install.cancel()
+        }
+        watcher.start()
         await #expect(throws: CancellationError.self) { try await install.value }
         #expect(cache.modelFolders.isEmpty)
         let partial = cache.url.appendingPathComponent(".staging/tiny.en/model.bin.partial")
@@ -259,4 +267,19 @@ struct ModelManagerTests {
         process.waitForExit()
         return String(String(decoding: output, as: UTF8.self).prefix(64))
     }
+}
+
+/// A `Progress` read from a watcher thread (`Progress` is thread-safe).
+private struct UncheckedProgress: @unchecked Sendable {
+    let value: Progress
+    init(_ value: Progress) { self.value = value }
+}
+
+/// Progress values written by a sampling thread.
+private final class ProgressLog: Sendable {
+    private let state = Mutex((values: [Double](), stopped: false))
+    func append(_ value: Double) { state.withLock { $0.values.append(value) } }
+    func stop() { state.withLock { $0.stopped = true } }
+    var isStopped: Bool { state.withLock { $0.stopped } }
+    var values: [Double] { state.withLock { $0.values } }
 }
