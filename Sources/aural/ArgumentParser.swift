@@ -204,6 +204,23 @@ struct CommandSpec: Sendable {
         self.positionals = positionals
     }
 
+    /// Parses `arguments` and runs `body` with them; answers `--help` (status 0) and usage errors (status 64)
+    /// itself, so every command treats them alike.
+    func run(_ arguments: [String], _ body: (ParsedArguments) async -> Int32) async -> Int32 {
+        do {
+            switch try parse(arguments) {
+            case .help(let text):
+                print(text)
+                return 0
+            case .arguments(let parsed):
+                return await body(parsed)
+            }
+        } catch {
+            printError(error.description)
+            return UsageError.exitCode
+        }
+    }
+
     /// Parses the arguments after the command name.
     func parse(_ arguments: [String]) throws(UsageError) -> ParseOutcome {
         if arguments.prefix(while: { $0 != "--" }).contains(where: { $0 == "--help" || $0 == "-h" }) {

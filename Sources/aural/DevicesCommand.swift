@@ -13,19 +13,10 @@ enum DevicesCommand {
     )
 
     static func run(_ arguments: [String]) async -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            switch try spec.parse(arguments) {
-            case .help(let text):
-                print(text)
-                return 0
-            case .arguments(let arguments):
-                parsed = arguments
-            }
-        } catch {
-            printError(error.description)
-            return UsageError.exitCode
-        }
+        await spec.run(arguments, run)
+    }
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
         let list: AudioDeviceList
         do {
             list = try AudioDevices.list()

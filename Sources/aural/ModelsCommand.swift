@@ -50,18 +50,7 @@ enum ModelsCommand {
             printError(message + "\nRun 'aural models --help' for the subcommands.")
             return UsageError.exitCode
         }
-        do {
-            switch try subcommand.spec.parse(Array(arguments.dropFirst())) {
-            case .help(let text):
-                print(text)
-                return 0
-            case .arguments(let parsed):
-                return await subcommand.run(parsed)
-            }
-        } catch {
-            printError(error.description)
-            return UsageError.exitCode
-        }
+        return await subcommand.spec.run(Array(arguments.dropFirst()), subcommand.run)
     }
 
     // MARK: - Subcommands

@@ -26,19 +26,10 @@ enum TranscribeCommand {
     )
 
     static func run(_ arguments: [String]) async -> Int32 {
-        let parsed: ParsedArguments
-        do {
-            switch try spec.parse(arguments) {
-            case .help(let text):
-                print(text)
-                return 0
-            case .arguments(let arguments):
-                parsed = arguments
-            }
-        } catch {
-            printError(error.description)
-            return UsageError.exitCode
-        }
+        await spec.run(arguments, run)
+    }
+
+    static func run(_ parsed: ParsedArguments) async -> Int32 {
 
         let files = parsed.positionals("FILE")
         let format = parsed.string("format").flatMap(TranscriptFormat.init(rawValue:)) ?? .txt
