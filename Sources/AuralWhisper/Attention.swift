@@ -29,10 +29,9 @@ enum Attention {
                     }
                 }
             }
-            let rows = SendableMutablePointer(scores)
             Parallel.forEachRange(queryCount, minimum: max(1, (1 << 16) / max(keyCount, 1))) { range in
                 Kernels.softmaxRows(
-                    rows.pointer + range.lowerBound * keyCount, rows: range.count, cols: keyCount, stride: keyCount, scale: scale)
+                    scores + range.lowerBound * keyCount, rows: range.count, cols: keyCount, stride: keyCount, scale: scale)
             }
             capture?(h, scores)
             BLAS.gemm(

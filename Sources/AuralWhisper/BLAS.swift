@@ -29,13 +29,12 @@ enum BLAS {
                 blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
             return
         }
-        let a = SendablePointer(a), b = SendablePointer(b), c = SendableMutablePointer(c)
         WorkerPool.shared.run(parts: parts) { part in
             let rows = rowRange(part, of: parts, m: m)
             cblas_sgemm(
                 CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-                blasint(rows.count), blasint(n), blasint(k), alpha, a.pointer + rows.lowerBound * lda, blasint(lda),
-                b.pointer, blasint(ldb), beta, c.pointer + rows.lowerBound * ldc, blasint(ldc))
+                blasint(rows.count), blasint(n), blasint(k), alpha, a + rows.lowerBound * lda, blasint(lda),
+                b, blasint(ldb), beta, c + rows.lowerBound * ldc, blasint(ldc))
         }
     }
 
@@ -58,12 +57,11 @@ enum BLAS {
         c: UnsafeMutablePointer<Double>, ldc: Int
     ) {
         let parts = rowParts(m: m, work: m * n * k)
-        let a = UncheckedSendable(a), b = UncheckedSendable(b), c = UncheckedSendable(c)
         WorkerPool.shared.run(parts: parts) { part in
             let rows = rowRange(part, of: parts, m: m)
             cblas_dgemm(
                 CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows.count), blasint(n), blasint(k), 1,
-                a.value + rows.lowerBound * lda, blasint(lda), b.value, blasint(ldb), 0, c.value + rows.lowerBound * ldc,
+                a + rows.lowerBound * lda, blasint(lda), b, blasint(ldb), 0, c + rows.lowerBound * ldc,
                 blasint(ldc))
         }
     }

@@ -35,9 +35,8 @@ enum Kernels {
     /// GELU, 0.5·x·(1 + erf(x/√2)), in place (CTranslate2's activation 3, PyTorch's default), eight lanes at a time.
     /// erf comes from Abramowitz–Stegun 7.1.26 (absolute error below 1.5e-7, under Float's rounding of the result).
     static func gelu(_ x: UnsafeMutablePointer<Float>, count: Int) {
-        let shared = SendableMutablePointer(x)
         Parallel.forEachRange(count / 8) { range in
-            geluSerial(shared.pointer + range.lowerBound * 8, count: range.count * 8)
+            geluSerial(x + range.lowerBound * 8, count: range.count * 8)
         }
         let tail = count / 8 * 8
         geluSerial(x + tail, count: count - tail)

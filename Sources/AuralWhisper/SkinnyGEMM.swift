@@ -1,5 +1,3 @@
-import Dispatch
-
 /// Products of a few rows of activations against a weight matrix stored [out, in] (C = A·Bᵀ with m ≤ 8): the shape
 /// of every decoder step. OpenBLAS packs all of B for each such call, which costs more than the product; this reads
 /// each weight once, with every row's accumulators in registers, and splits the outputs across two threads when
@@ -20,11 +18,10 @@ enum SkinnyGEMM {
             block(0..<n, m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, alpha: alpha, beta: beta)
             return
         }
-        let a = SendablePointer(a), b = UncheckedSendable(b), c = SendableMutablePointer(c)
         WorkerPool.shared.run(parts: parts) { part in
             let lower = n * part / parts
             let upper = n * (part + 1) / parts
-            block(lower..<upper, m: m, k: k, a: a.pointer, lda: lda, b: b.value, ldb: ldb, c: c.pointer, ldc: ldc, alpha: alpha, beta: beta)
+            block(lower..<upper, m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, alpha: alpha, beta: beta)
         }
     }
 
@@ -236,22 +233,4 @@ extension Float16: SkinnyWeight {
     }
 
     var float: Float { Float(self) }
-}
-
-/// A value handed to the workers of one `WorkerPool` job, which all finish before the caller returns.
-struct UncheckedSendable<T>: @unchecked Sendable {
-    let value: T
-    init(_ value: T) { self.value = value }
-}
-
-/// A pointer handed to the workers of one `WorkerPool` job, which all finish before the caller returns.
-struct SendablePointer: @unchecked Sendable {
-    let pointer: UnsafePointer<Float>
-    init(_ pointer: UnsafePointer<Float>) { self.pointer = pointer }
-}
-
-/// A mutable pointer handed to workers that write disjoint parts of it.
-struct SendableMutablePointer: @unchecked Sendable {
-    let pointer: UnsafeMutablePointer<Float>
-    init(_ pointer: UnsafeMutablePointer<Float>) { self.pointer = pointer }
 }

@@ -118,10 +118,11 @@ enum TranscribeCommand {
             case .info(let value):
                 info = value
             case .segment(let segment):
-                segments.append(segment)
                 if streamText {
                     progress.finish()
                     FileHandle.standardOutput.write(Data((segment.text.trimmingCharacters(in: .whitespaces) + "\n").utf8))
+                } else {
+                    segments.append(segment)  // the other formats are written once the file is done
                 }
             case .progress(let fraction):
                 progress.update(fraction)
