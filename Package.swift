@@ -11,13 +11,13 @@ let package = Package(
         .executable(name: "aural", targets: ["aural"]),
     ],
     targets: [
-        .systemLibrary(name: "CBLAS", pkgConfig: "openblas", providers: [.apt(["libopenblas-dev"])]),
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         .target(
             name: "AuralWhisper",
-            dependencies: ["CBLAS", "CZlib"],
+            // OpenBLAS (Debian's libopenblas0) is opened at run time; see OpenBLAS.swift.
+            dependencies: ["CZlib"],
             swiftSettings: [.unsafeFlags(["-Ounchecked", "-target-cpu", "haswell"], .when(configuration: .release))]
         ),
         .target(name: "AuralAudio", dependencies: ["CFFmpeg", "CPulse"]),

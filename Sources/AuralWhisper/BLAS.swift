@@ -1,5 +1,3 @@
-import CBLAS
-
 /// The one place the engine calls cblas: row-major matrix products over raw Float pointers.
 ///
 /// Linear layers store `W` as [out, in]; `y = x · Wᵀ + b` is `gemm(a: x, b: W, transposeB: true)`.
@@ -24,17 +22,17 @@ enum BLAS {
         }
         let parts = rowParts(m: m, work: m * n * k)
         if parts == 1 {
-            cblas_sgemm(
-                CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-                blasint(m), blasint(n), blasint(k), alpha, a, blasint(lda), b, blasint(ldb), beta, c, blasint(ldc))
+            OpenBLAS.shared.sgemm(
+                OpenBLAS.rowMajor, OpenBLAS.noTranspose, transposeB ? OpenBLAS.transpose : OpenBLAS.noTranspose,
+                Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
             return
         }
         WorkerPool.shared.run(parts: parts) { part in
             let rows = rowRange(part, of: parts, m: m)
-            cblas_sgemm(
-                CblasRowMajor, CblasNoTrans, transposeB ? CblasTrans : CblasNoTrans,
-                blasint(rows.count), blasint(n), blasint(k), alpha, a + rows.lowerBound * lda, blasint(lda),
-                b, blasint(ldb), beta, c + rows.lowerBound * ldc, blasint(ldc))
+            OpenBLAS.shared.sgemm(
+                OpenBLAS.rowMajor, OpenBLAS.noTranspose, transposeB ? OpenBLAS.transpose : OpenBLAS.noTranspose,
+                Int32(rows.count), Int32(n), Int32(k), alpha, a + rows.lowerBound * lda, Int32(lda),
+                b, Int32(ldb), beta, c + rows.lowerBound * ldc, Int32(ldc))
         }
     }
 
@@ -59,10 +57,9 @@ enum BLAS {
         let parts = rowParts(m: m, work: m * n * k)
         WorkerPool.shared.run(parts: parts) { part in
             let rows = rowRange(part, of: parts, m: m)
-            cblas_dgemm(
-                CblasRowMajor, CblasNoTrans, CblasNoTrans, blasint(rows.count), blasint(n), blasint(k), 1,
-                a + rows.lowerBound * lda, blasint(lda), b, blasint(ldb), 0, c + rows.lowerBound * ldc,
-                blasint(ldc))
+            OpenBLAS.shared.dgemm(
+                OpenBLAS.rowMajor, OpenBLAS.noTranspose, OpenBLAS.noTranspose, Int32(rows.count), Int32(n), Int32(k), 1,
+                a + rows.lowerBound * lda, Int32(lda), b, Int32(ldb), 0, c + rows.lowerBound * ldc, Int32(ldc))
         }
     }
 
@@ -71,7 +68,7 @@ enum BLAS {
     @inline(__always)
     static func gemv(m: Int, n: Int, a: UnsafePointer<Float>, lda: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, beta: Float = 0) {
         _ = WorkerPool.shared  // OpenBLAS single-threaded before its first product
-        cblas_sgemv(CblasRowMajor, CblasNoTrans, blasint(m), blasint(n), 1, a, blasint(lda), x, 1, beta, y, 1)
+        OpenBLAS.shared.sgemv(OpenBLAS.rowMajor, OpenBLAS.noTranspose, Int32(m), Int32(n), 1, a, Int32(lda), x, 1, beta, y, 1)
     }
 
     /// Sets how many threads the engine's products use (the calling thread included).
@@ -84,6 +81,6 @@ enum BLAS {
 
     /// Keeps OpenBLAS on the calling thread: `WorkerPool` splits the large products itself.
     static func useSingleThread() {
-        openblas_set_num_threads(1)
+        OpenBLAS.shared.setThreadCount(1)
     }
 }

@@ -44,8 +44,9 @@ public final class WhisperModel: Sendable {
     let audioContext: Int
 
     /// Loads `model.bin`, `config.json`, `vocabulary.txt` and `tokenizer.json` from `folder`.
-    /// - Throws: `WhisperModelError` naming the missing or malformed file.
+    /// - Throws: `WhisperModelError` naming the missing or malformed file, or `.engineUnavailable` without OpenBLAS.
     public init(folder: URL) throws {
+        _ = try OpenBLAS.loaded.get()
         self.folder = folder
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {

@@ -16,6 +16,8 @@ public enum WhisperModelError: Error, Sendable, Equatable {
     case invalidOption(name: String, reason: String)
     /// The language code is not one the model knows.
     case unsupportedLanguage(code: String)
+    /// A library the engine computes with (OpenBLAS) could not be opened.
+    case engineUnavailable(reason: String)
 }
 
 extension WhisperModelError: LocalizedError {
@@ -28,6 +30,7 @@ extension WhisperModelError: LocalizedError {
         case .invalidAudio: "The audio cannot be transcribed."
         case .invalidOption(let name, _): "The option \(name) is invalid."
         case .unsupportedLanguage(let code): "The language \"\(code)\" is not supported by this model."
+        case .engineUnavailable: "The speech engine cannot run on this system."
         }
     }
 
@@ -41,6 +44,7 @@ extension WhisperModelError: LocalizedError {
         case .invalidOption(_, let reason): reason
         case .unsupportedLanguage(let code):
             "\"\(code)\" is not one of Whisper's language codes, or the model is English-only."
+        case .engineUnavailable(let reason): reason
         }
     }
 
@@ -58,6 +62,8 @@ extension WhisperModelError: LocalizedError {
             "Run `aural transcribe --help` for the allowed values."
         case .unsupportedLanguage:
             "Use a two-letter code such as en, de or zh with a multilingual model, or leave the language out to detect it."
+        case .engineUnavailable:
+            "Install OpenBLAS (Debian: apt-get install libopenblas0), or run scripts/setup."
         }
     }
 }

@@ -20,7 +20,6 @@ struct Aural {
                 """)
             exit(1)
         }
-        preferFasterBLASKernel()
         let arguments = Array(CommandLine.arguments.dropFirst())
         exit(await dispatch(arguments))
     }
@@ -62,19 +61,6 @@ struct Aural {
         #else
             return true
         #endif
-    }
-
-    /// Restarts this process once with `OPENBLAS_CORETYPE` set when OpenBLAS chose a generic kernel on a CPU that has
-    /// a faster one (see `BLASKernel`); set `OPENBLAS_CORETYPE` yourself to choose the kernel.
-    static func preferFasterBLASKernel() {
-        guard let coreType = BLASKernel.suggestedCoreType, ProcessInfo.processInfo.environment["AURAL_REEXECUTED"] == nil else {
-            return
-        }
-        setenv("OPENBLAS_CORETYPE", coreType, 1)
-        setenv("AURAL_REEXECUTED", "1", 1)
-        let arguments = CommandLine.arguments.map { strdup($0) } + [nil]
-        execv("/proc/self/exe", arguments)
-        // execv returns only on failure: carry on with the kernel we have.
     }
 }
 
