@@ -71,8 +71,8 @@ final class DecoderState {
     let weights: DecoderWeights
     /// Encoder positions in this window.
     let audioLength: Int
-    private let crossKeys: [Tensor]
-    private let crossValues: [Tensor]
+    /// Each layer's attention over this window's audio.
+    private let crossAttention: [CrossAttention]
     private var selfKeys: [Tensor]
     private var selfValues: [Tensor]
     /// Beams whose caches are live.
@@ -87,18 +87,9 @@ final class DecoderState {
         self.audioLength = audioLength
         self.beamCapacity = max(1, beamCapacity)
         let d = weights.width
-        var keys: [Tensor] = []
-        var values: [Tensor] = []
-        for layer in weights.layers {
-            let k = Tensor(count: audioLength * d)
-            let v = Tensor(count: audioLength * d)
-            layer.crossKV.apply(encoderOutput.pointer, rows: audioLength, outputs: 0..<d, into: k.pointer)
-            layer.crossKV.apply(encoderOutput.pointer, rows: audioLength, outputs: d..<(2 * d), into: v.pointer)
-            keys.append(k)
-            values.append(v)
+        crossAttention = weights.layers.map {
+            CrossAttention(encoderOutput: encoderOutput, projection: $0.crossKV, audioLength: audioLength, heads: weights.heads)
         }
-        crossKeys = keys
-        crossValues = values
         let cacheSize = self.beamCapacity * weights.textContext * d
         selfKeys = weights.layers.map { _ in Tensor(count: cacheSize) }
         selfValues = weights.layers.map { _ in Tensor(count: cacheSize) }
@@ -168,7 +159,7 @@ final class DecoderState {
         let ffn = Tensor(count: rows * ffnWidth)
         // Decoder steps run the attention heads in parallel, each with its own scores.
         let parallelHeads = rows <= SkinnyGEMM.maxRows
-        let scores = Tensor(count: (parallelHeads ? weights.heads : 1) * max(n * (length + n), rows * audioLength))
+        let scores = Tensor(count: max((parallelHeads ? weights.heads : 1) * n * (length + n), crossAttention[0].scratchCount(rows: rows)))
         let headWidth = d / weights.heads
         for (l, layer) in weights.layers.enumerated() {
             layer.selfNorm.apply(x.pointer, rows: rows, into: normed.pointer)
@@ -191,12 +182,9 @@ final class DecoderState {
 
             layer.crossNorm.apply(x.pointer, rows: rows, into: normed.pointer)
             layer.crossQuery.apply(normed.pointer, rows: rows, into: qkv.pointer)
-            Attention.multiHead(
-                queries: qkv.pointer, queryStride: d, keys: crossKeys[l].pointer, values: crossValues[l].pointer,
-                keyStride: d, queryCount: rows, keyCount: audioLength, heads: weights.heads, headWidth: headWidth,
-                causalOffset: nil, scores: scores.pointer, scoresHoldEveryHead: parallelHeads, output: attention.pointer,
-                outputStride: d,
-                capture: captureCrossAttention.map { capture in { head, w in capture(l, head, w) } })
+            crossAttention[l].attend(
+                queries: qkv.pointer, queryStride: d, rows: rows, scratch: scores.pointer, output: attention.pointer,
+                outputStride: d, capture: captureCrossAttention.map { capture in { head, w in capture(l, head, w) } })
             layer.crossOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
 
             layer.ffnNorm.apply(x.pointer, rows: rows, into: normed.pointer)

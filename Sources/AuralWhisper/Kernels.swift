@@ -78,8 +78,7 @@ enum Kernels {
     static func softmaxRows(_ x: UnsafeMutablePointer<Float>, rows: Int, cols: Int, stride: Int, scale: Float = 1) {
         for r in 0..<rows {
             let row = x + r * stride
-            var maxValue = -Float.infinity
-            for i in 0..<cols where row[i] > maxValue { maxValue = row[i] }
+            let maxValue = maximum(row, count: cols)
             if maxValue == -.infinity {
                 for i in 0..<cols { row[i] = 0 }
                 continue
@@ -89,6 +88,22 @@ enum Kernels {
             let inv = 1 / sum
             for i in 0..<cols { row[i] *= inv }
         }
+    }
+
+    /// The largest of x[0..<count] (−∞ when empty). Eight lanes at a time.
+    static func maximum(_ x: UnsafePointer<Float>, count: Int) -> Float {
+        var lanes = SIMD8<Float>(repeating: -.infinity)
+        var i = 0
+        while i + 8 <= count {
+            lanes = pointwiseMax(lanes, UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self))
+            i += 8
+        }
+        var result = lanes.max()
+        while i < count {
+            if x[i] > result { result = x[i] }
+            i += 1
+        }
+        return result
     }
 
     /// x[i] = exp(x[i]·scale − shift) in place; returns the sum. Eight lanes at a time.
