@@ -95,7 +95,8 @@ enum Kernels {
         var lanes = SIMD8<Float>(repeating: -.infinity)
         var i = 0
         while i + 8 <= count {
-            lanes = pointwiseMax(lanes, UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self))
+            let v = UnsafeRawPointer(x + i).loadUnaligned(as: SIMD8<Float>.self)
+            lanes.replace(with: v, where: v .> lanes)
             i += 8
         }
         var result = lanes.max()

@@ -94,12 +94,12 @@ enum SkinnyGEMM {
         _ outputs: Range<Int>, m: Int, k: Int, a: UnsafePointer<Float>, lda: Int, b: UnsafePointer<Weight>, ldb: Int,
         c: UnsafeMutablePointer<Float>, ldc: Int, alpha: Float, beta: Float
     ) {
-        // Two weight rows at a time, the activation rows in groups of 4, 2 and 1, so that every accumulator stays
-        // in a register and each loaded vector feeds several fused multiply-adds; the weight rows are read from
-        // memory once (later groups find them in L1).
+        // Two weight rows at a time, the activation rows in groups of 5, 4, 2 and 1, so that every accumulator stays
+        // in a register and each loaded (and converted) weight vector feeds several fused multiply-adds; the weight
+        // rows are read from memory once (later groups find them in L1). Five is a beam's worth of rows.
         var groups: [(first: Int, count: Int)] = []
         var r = 0
-        for size in [4, 2, 1] {
+        for size in [5, 4, 2, 1] {
             while m - r >= size {
                 groups.append((r, size))
                 r += size
@@ -116,8 +116,9 @@ enum SkinnyGEMM {
             let w1 = pair ? w0 + ldb : w0
             for group in groups {
                 let x = a + group.first * lda
-                var sums = (SIMD4<Float>.zero, SIMD4<Float>.zero)
+                var sums = (SIMD8<Float>.zero, SIMD8<Float>.zero)
                 switch group.count {
+                case 5: sums = dot5x2(w0, w1, x, lda, k)
                 case 4: sums = dot4x2(w0, w1, x, lda, k)
                 case 2: sums = dot2x2(w0, w1, x, lda, k)
                 default: sums = dot1x2(w0, w1, x, k)
@@ -136,10 +137,45 @@ enum SkinnyGEMM {
         UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<Float>.self)
     }
 
+    /// As `dot4x2` for five rows (lanes 5 to 7 are zero): ten sums, two weight vectors and one row vector fill 13 of
+    /// the 16 AVX2 registers.
+    private static func dot5x2<Weight: SkinnyWeight>(
+        _ w0: UnsafePointer<Weight>, _ w1: UnsafePointer<Weight>, _ x: UnsafePointer<Float>, _ lda: Int, _ k: Int
+    ) -> (SIMD8<Float>, SIMD8<Float>) {
+        let x0 = x, x1 = x + lda, x2 = x + 2 * lda, x3 = x + 3 * lda, x4 = x + 4 * lda
+        var a0 = SIMD8<Float>.zero, a1 = SIMD8<Float>.zero, a2 = SIMD8<Float>.zero, a3 = SIMD8<Float>.zero
+        var a4 = SIMD8<Float>.zero, b0 = SIMD8<Float>.zero, b1 = SIMD8<Float>.zero, b2 = SIMD8<Float>.zero
+        var b3 = SIMD8<Float>.zero, b4 = SIMD8<Float>.zero
+        var i = 0
+        while i + 8 <= k {
+            let u = Weight.load8(w0, i), v = Weight.load8(w1, i)
+            var y = load(x0, i)
+            a0.addProduct(u, y); b0.addProduct(v, y)
+            y = load(x1, i)
+            a1.addProduct(u, y); b1.addProduct(v, y)
+            y = load(x2, i)
+            a2.addProduct(u, y); b2.addProduct(v, y)
+            y = load(x3, i)
+            a3.addProduct(u, y); b3.addProduct(v, y)
+            y = load(x4, i)
+            a4.addProduct(u, y); b4.addProduct(v, y)
+            i += 8
+        }
+        var first = SIMD8<Float>(a0.sum(), a1.sum(), a2.sum(), a3.sum(), a4.sum(), 0, 0, 0)
+        var second = SIMD8<Float>(b0.sum(), b1.sum(), b2.sum(), b3.sum(), b4.sum(), 0, 0, 0)
+        while i < k {
+            let y = SIMD8<Float>(x0[i], x1[i], x2[i], x3[i], x4[i], 0, 0, 0)
+            first += w0[i].float * y
+            second += w1[i].float * y
+            i += 1
+        }
+        return (first, second)
+    }
+
     /// Dot products of rows x, x+lda, x+2·lda, x+3·lda with w0 and w1: (row sums with w0, row sums with w1).
     private static func dot4x2<Weight: SkinnyWeight>(
         _ w0: UnsafePointer<Weight>, _ w1: UnsafePointer<Weight>, _ x: UnsafePointer<Float>, _ lda: Int, _ k: Int
-    ) -> (SIMD4<Float>, SIMD4<Float>) {
+    ) -> (SIMD8<Float>, SIMD8<Float>) {
         let x0 = x, x1 = x + lda, x2 = x + 2 * lda, x3 = x + 3 * lda
         var a0 = SIMD8<Float>.zero, a1 = SIMD8<Float>.zero, a2 = SIMD8<Float>.zero, a3 = SIMD8<Float>.zero
         var b0 = SIMD8<Float>.zero, b1 = SIMD8<Float>.zero, b2 = SIMD8<Float>.zero, b3 = SIMD8<Float>.zero
@@ -151,10 +187,10 @@ enum SkinnyGEMM {
             b0.addProduct(v, y0); b1.addProduct(v, y1); b2.addProduct(v, y2); b3.addProduct(v, y3)
             i += 8
         }
-        var first = SIMD4<Float>(a0.sum(), a1.sum(), a2.sum(), a3.sum())
-        var second = SIMD4<Float>(b0.sum(), b1.sum(), b2.sum(), b3.sum())
+        var first = SIMD8<Float>(a0.sum(), a1.sum(), a2.sum(), a3.sum(), 0, 0, 0, 0)
+        var second = SIMD8<Float>(b0.sum(), b1.sum(), b2.sum(), b3.sum(), 0, 0, 0, 0)
         while i < k {
-            let y = SIMD4<Float>(x0[i], x1[i], x2[i], x3[i])
+            let y = SIMD8<Float>(x0[i], x1[i], x2[i], x3[i], 0, 0, 0, 0)
             first += w0[i].float * y
             second += w1[i].float * y
             i += 1
@@ -165,7 +201,7 @@ enum SkinnyGEMM {
     /// As `dot4x2` for two rows (lanes 2 and 3 are zero).
     private static func dot2x2<Weight: SkinnyWeight>(
         _ w0: UnsafePointer<Weight>, _ w1: UnsafePointer<Weight>, _ x: UnsafePointer<Float>, _ lda: Int, _ k: Int
-    ) -> (SIMD4<Float>, SIMD4<Float>) {
+    ) -> (SIMD8<Float>, SIMD8<Float>) {
         let x0 = x, x1 = x + lda
         var a0 = SIMD8<Float>.zero, a1 = SIMD8<Float>.zero, b0 = SIMD8<Float>.zero, b1 = SIMD8<Float>.zero
         var i = 0
@@ -176,8 +212,8 @@ enum SkinnyGEMM {
             b0.addProduct(v, y0); b1.addProduct(v, y1)
             i += 8
         }
-        var first = SIMD4<Float>(a0.sum(), a1.sum(), 0, 0)
-        var second = SIMD4<Float>(b0.sum(), b1.sum(), 0, 0)
+        var first = SIMD8<Float>(a0.sum(), a1.sum(), 0, 0, 0, 0, 0, 0)
+        var second = SIMD8<Float>(b0.sum(), b1.sum(), 0, 0, 0, 0, 0, 0)
         while i < k {
             first[0] += w0[i].float * x0[i]; first[1] += w0[i].float * x1[i]
             second[0] += w1[i].float * x0[i]; second[1] += w1[i].float * x1[i]
@@ -189,7 +225,7 @@ enum SkinnyGEMM {
     /// As `dot4x2` for one row (lanes 1 to 3 are zero).
     private static func dot1x2<Weight: SkinnyWeight>(
         _ w0: UnsafePointer<Weight>, _ w1: UnsafePointer<Weight>, _ x0: UnsafePointer<Float>, _ k: Int
-    ) -> (SIMD4<Float>, SIMD4<Float>) {
+    ) -> (SIMD8<Float>, SIMD8<Float>) {
         var a0 = SIMD8<Float>.zero, a1 = SIMD8<Float>.zero, b0 = SIMD8<Float>.zero, b1 = SIMD8<Float>.zero
         var i = 0
         while i + 16 <= k {
@@ -205,7 +241,10 @@ enum SkinnyGEMM {
             second += w1[i].float * x0[i]
             i += 1
         }
-        return (SIMD4(first, 0, 0, 0), SIMD4(second, 0, 0, 0))
+        var firstLanes = SIMD8<Float>.zero, secondLanes = SIMD8<Float>.zero
+        firstLanes[0] = first
+        secondLanes[0] = second
+        return (firstLanes, secondLanes)
     }
 }
 
