@@ -158,8 +158,7 @@ enum Kernels {
 
     /// log_softmax of one row into `out` (computed in Double for the sums, as the reference does in f32/f64).
     static func logSoftmax(_ x: UnsafePointer<Float>, count: Int, into out: UnsafeMutablePointer<Float>) {
-        var maxValue = -Float.infinity
-        for i in 0..<count where x[i] > maxValue { maxValue = x[i] }
+        let maxValue = maximum(x, count: count)
         var sum: Double = 0
         for i in 0..<count where x[i] != -.infinity { sum += Double(expf(x[i] - maxValue)) }
         let logSum = Float(Foundation.log(sum)) + maxValue

@@ -109,19 +109,28 @@ struct Search {
             let logits = state.logits(hidden, rows: Array(0..<beams.count))
             if step == 0 && sotIsStart { noSpeechProb = noSpeechProbability(logits, row: 0) }
             defer { withExtendedLifetime(logits) {} }
-            // Top candidates over every beam's score + log probability.
-            var top = TopK(capacity: candidatesPerStep)
-            for (b, beam) in beams.enumerated() {
-                let rowLogits = logits.pointer + b * vocabulary
-                for filter in filters { filter.apply(rowLogits, vocabularySize: vocabulary, generated: beam.tokens, step: step) }
+            // Top candidates over every beam's score + log probability: each beam's own on a pool thread, then merged
+            // in beam order, which keeps ties in the order one pass over all beams would give them.
+            var beamTops = [TopK](repeating: TopK(capacity: candidatesPerStep), count: beams.count)
+            beamTops.withUnsafeMutableBufferPointer { tops in
                 logprobs.withUnsafeMutableBufferPointer { lp in
-                    let row = lp.baseAddress! + b * vocabulary
-                    Kernels.logSoftmax(rowLogits, count: vocabulary, into: row)
-                    let base = Float(beam.score)
-                    for v in 0..<vocabulary where row[v] > -.infinity {
-                        top.insert(score: base + row[v], beam: b, token: v)
+                    WorkerPool.shared.run(parts: beams.count) { b in
+                        let rowLogits = logits.pointer + b * vocabulary
+                        for filter in filters {
+                            filter.apply(rowLogits, vocabularySize: vocabulary, generated: beams[b].tokens, step: step)
+                        }
+                        let row = lp.baseAddress! + b * vocabulary
+                        Kernels.logSoftmax(rowLogits, count: vocabulary, into: row)
+                        let base = Float(beams[b].score)
+                        for v in 0..<vocabulary where row[v] > -.infinity {
+                            tops[b].insert(score: base + row[v], beam: b, token: v)
+                        }
                     }
                 }
+            }
+            var top = TopK(capacity: candidatesPerStep)
+            for beamTop in beamTops {
+                for candidate in beamTop.sorted { top.insert(score: candidate.score, beam: candidate.beam, token: candidate.token) }
             }
             let candidates = top.sorted
             let isLastStep = step + 1 == maxLength
