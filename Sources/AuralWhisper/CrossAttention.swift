@@ -69,10 +69,10 @@ struct CrossAttention {
                 var r = 0
                 while r < rows {
                     let group = min(4, rows - r)
-                    if group == 1 && headWidth % 64 == 0 {
-                        Self.weightedValues(
-                            weights: scores + r * length, length: length, values: headValues, width: headWidth,
-                            into: output + r * outputStride + h * headWidth)
+                    if group == 1 {  // one row keeps all of a head's sums in registers
+                        SkinnyGEMM.multiplyUntransposed(
+                            m: 1, n: headWidth, k: length, a: scores + r * length, lda: length, b: headValues,
+                            ldb: headWidth, c: output + r * outputStride + h * headWidth, ldc: outputStride)
                         r += 1
                         continue
                     }
@@ -156,28 +156,6 @@ struct CrossAttention {
             if rows > 2 { store(c0, out + 2 * outputStride + column); store(c1, out + 2 * outputStride + column + 8) }
             if rows > 3 { store(d0, out + 3 * outputStride + column); store(d1, out + 3 * outputStride + column + 8) }
             column += 16
-        }
-    }
-
-    /// out[:] = Σ_j weights[j] · values[j, :] for one row, 64 columns at a time in registers.
-    private static func weightedValues(
-        weights: UnsafePointer<Float>, length: Int, values: UnsafePointer<Float>, width: Int, into out: UnsafeMutablePointer<Float>
-    ) {
-        var column = 0
-        while column < width {
-            var s0 = SIMD8<Float>.zero, s1 = SIMD8<Float>.zero, s2 = SIMD8<Float>.zero, s3 = SIMD8<Float>.zero
-            var s4 = SIMD8<Float>.zero, s5 = SIMD8<Float>.zero, s6 = SIMD8<Float>.zero, s7 = SIMD8<Float>.zero
-            for j in 0..<length {
-                let p = SIMD8<Float>(repeating: weights[j])
-                let row = values + j * width + column
-                s0.addProduct(p, load(row, 0)); s1.addProduct(p, load(row, 8))
-                s2.addProduct(p, load(row, 16)); s3.addProduct(p, load(row, 24))
-                s4.addProduct(p, load(row, 32)); s5.addProduct(p, load(row, 40))
-                s6.addProduct(p, load(row, 48)); s7.addProduct(p, load(row, 56))
-            }
-            store(s0, out + column); store(s1, out + column + 8); store(s2, out + column + 16); store(s3, out + column + 24)
-            store(s4, out + column + 32); store(s5, out + column + 40); store(s6, out + column + 48); store(s7, out + column + 56)
-            column += 64
         }
     }
 

@@ -27,7 +27,7 @@ struct OpenBLASTests {
         arguments: [(m: 48, n: 80, k: 64, transposeB: true), (m: 300, n: 384, k: 384, transposeB: true),
                     (m: 1500, n: 64, k: 1500, transposeB: false), (m: 97, n: 129, k: 513, transposeB: false)])
     func singleProducts(m: Int, n: Int, k: Int, transposeB: Bool) {
-        var random = SeededRandom(seed: UInt64(m * 31 + n))
+        var random = SplitMix64(seed: UInt64(m * 31 + n))
         let lda = k + 3
         let ldb = (transposeB ? k : n) + 5
         let a = (0..<(m * lda)).map { _ in Float.random(in: -1...1, using: &random) }
@@ -53,7 +53,7 @@ struct OpenBLASTests {
     @Test("the Double product the log-mel DFT uses matches a plain sum")
     func doubleProduct() {
         let (m, n, k) = (250, 201, 400)
-        var random = SeededRandom(seed: 5)
+        var random = SplitMix64(seed: 5)
         let a = (0..<(m * k)).map { _ in Double.random(in: -1...1, using: &random) }
         let b = (0..<(k * n)).map { _ in Double.random(in: -1...1, using: &random) }
         var c = [Double](repeating: 0, count: m * n)
@@ -67,18 +67,5 @@ struct OpenBLASTests {
             }
         }
         #expect(worst < 1e-12, "error \(worst) with \(OpenBLAS.shared.kernel)")
-    }
-}
-
-/// A small deterministic generator (SplitMix64) so that failures reproduce.
-struct SeededRandom: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
