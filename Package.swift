@@ -25,8 +25,10 @@ let package = Package(
         .executableTarget(name: "aural", dependencies: ["AuralKit"]),
         .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio"], exclude: ["Golden"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio"]),
-        .testTarget(name: "AuralKitTests", dependencies: ["AuralKit"], exclude: ["Snapshots"]),
-        .testTarget(name: "AuralCLITests", dependencies: ["aural"], exclude: ["Snapshots"]),
+        // Helpers that more than one test target uses.
+        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "AuralCLITests", dependencies: ["aural", "TestSupport"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

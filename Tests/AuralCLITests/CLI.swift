@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 
 /// Runs the built `aural` executable, which SwiftPM builds next to the test bundle.
 enum CLI {
@@ -55,28 +56,5 @@ enum CLI {
 
     static func snapshot(_ name: String) throws -> String {
         try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/AuralCLITests/Snapshots/\(name)"), encoding: .utf8)
-    }
-}
-
-extension Process {
-    /// Waits for the process to end and returns its status: the exit code, or 128 + the signal that killed it.
-    ///
-    /// Foundation's `waitUntilExit` on Linux can miss a child's exit (seen with a server killed by SIGKILL while
-    /// many tests spawn processes: the child stays a zombie and the wait spins forever). This polls `isRunning` for
-    /// `grace` seconds and then reaps the child itself.
-    @discardableResult
-    func waitForExit(grace: TimeInterval = 10) -> Int32 {
-        let deadline = Date().addingTimeInterval(grace)
-        while isRunning && Date() < deadline { usleep(5_000) }
-        if isRunning {
-            var status: Int32 = 0
-            var result: Int32
-            repeat { result = waitpid(processIdentifier, &status, 0) } while result == -1 && errno == EINTR
-            if result == processIdentifier {
-                return status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-            }
-            while isRunning { usleep(5_000) }  // Foundation reaped it first
-        }
-        return terminationReason == .uncaughtSignal ? 128 + terminationStatus : terminationStatus
     }
 }

@@ -1,5 +1,6 @@
 import AuralKit
 import Foundation
+import TestSupport
 import Synchronization
 import Testing
 
