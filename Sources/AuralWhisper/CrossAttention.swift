@@ -61,8 +61,12 @@ struct CrossAttention {
                     m: rows, n: length, k: headWidth, a: query, lda: queryStride, b: headKeys, ldb: length,
                     transposeB: false, c: scores, ldc: length)
             }
-            Parallel.forEachRange(rows, minimum: fewRows ? rows + 1 : max(1, (1 << 16) / length)) { range in
-                Kernels.softmaxRows(scores + range.lowerBound * length, rows: range.count, cols: length, stride: length, scale: scale)
+            if fewRows {  // the heads already run in parallel
+                Kernels.softmaxRows(scores, rows: rows, cols: length, stride: length, scale: scale)
+            } else {
+                Parallel.forEachRange(rows, minimum: max(1, (1 << 16) / length)) { range in
+                    Kernels.softmaxRows(scores + range.lowerBound * length, rows: range.count, cols: length, stride: length, scale: scale)
+                }
             }
             capture?(h, scores)
             if fewRows {

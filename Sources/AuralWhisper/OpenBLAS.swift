@@ -85,7 +85,8 @@ struct OpenBLAS: Sendable {
         return .failure(.engineUnavailable(reason: "OpenBLAS could not be opened: " + failures.joined(separator: "; ")))
     }
 
-    private static func cpuFlags() -> Set<Substring> {
+    /// The flags `/proc/cpuinfo` lists for the first CPU (empty where it cannot be read).
+    static func cpuFlags() -> Set<Substring> {
         guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
             let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
         else { return [] }

@@ -30,7 +30,6 @@ enum TranscribeCommand {
     }
 
     static func run(_ parsed: ParsedArguments) async -> Int32 {
-
         let files = parsed.positionals("FILE")
         let format = parsed.string("format").flatMap(TranscriptFormat.init(rawValue:)) ?? .txt
         let options: DecodingOptions
