@@ -158,7 +158,7 @@ struct BadInputTests {
     @Test("NaN samples are refused")
     func nonFiniteSamples() throws {
         let model = try Fixtures.model("tiny.en")
-        #expect(throws: WhisperModelError.self) {
+        #expect(throws: TranscriptionError.invalidAudio(reason: "sample 1 is nan, not a finite number")) {
             try Transcriber(model: model).transcribe([0, .nan, 0])
         }
     }
@@ -166,17 +166,19 @@ struct BadInputTests {
     @Test("out-of-range options are refused")
     func badOptions() throws {
         let model = try Fixtures.model("tiny.en")
-        #expect(throws: WhisperModelError.invalidOption(name: "beamSize", reason: "must be at least 1, got 0")) {
+        #expect(throws: TranscriptionError.invalidOption(name: "beamSize", reason: "must be at least 1, got 0")) {
             try Transcriber(model: model).transcribe([0], options: DecodingOptions(beamSize: 0))
         }
     }
 
     @Test("every error has a description, a reason and a recovery suggestion")
     func errorTexts() {
-        let errors: [WhisperModelError] = [
-            .missingFile(path: "/x"), .unreadableFile(path: "/x", reason: "r"), .corruptModel(path: "/x", reason: "r"),
-            .unsupportedModel(path: "/x", reason: "r"), .invalidAudio(reason: "r"), .invalidOption(name: "n", reason: "r"),
-            .unsupportedLanguage(code: "xx"),
+        let errors: [any LocalizedError] = [
+            WhisperModelError.missingFile(path: "/x"), WhisperModelError.unreadableFile(path: "/x", reason: "r"),
+            WhisperModelError.corruptModel(path: "/x", reason: "r"), WhisperModelError.unsupportedModel(path: "/x", reason: "r"),
+            WhisperModelError.engineUnavailable(reason: "r"), TranscriptionError.invalidAudio(reason: "r"),
+            TranscriptionError.invalidOption(name: "n", reason: "r"), TranscriptionError.unsupportedLanguage(code: "xx"),
+            TranscriptionError.needsMultilingualModel(feature: "translation"),
         ]
         for error in errors {
             #expect(!(error.errorDescription ?? "").isEmpty)

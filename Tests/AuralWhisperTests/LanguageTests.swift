@@ -39,7 +39,7 @@ struct LanguageTests {
     @Test("an unknown language code is refused with a clear error")
     func unknownLanguage() throws {
         let model = try Fixtures.model("base")
-        #expect(throws: WhisperModelError.unsupportedLanguage(code: "xx")) {
+        #expect(throws: TranscriptionError.unsupportedLanguage(code: "xx")) {
             try Transcriber(model: model).transcribe([Float](repeating: 0, count: 16_000), options: DecodingOptions(language: "xx"))
         }
     }
@@ -47,7 +47,7 @@ struct LanguageTests {
     @Test("translation needs a multilingual model")
     func translateOnEnglishOnly() throws {
         let model = try Fixtures.model("tiny.en")
-        #expect(throws: WhisperModelError.self) {
+        #expect(throws: TranscriptionError.needsMultilingualModel(feature: "translation")) {
             try Transcriber(model: model).transcribe([Float](repeating: 0, count: 16_000), options: DecodingOptions(task: .translate))
         }
     }

@@ -60,7 +60,7 @@ struct StreamingLogMelTests {
         var reader = UnevenReader(samples: samples, sizes: [16_000])
         let summary = try StreamingLogMel.scan(&reader, logMel: logMel)
         let shorter = MelWindows(reader: UnevenReader(samples: Array(samples.prefix(50_000)), sizes: [16_000]), logMel: logMel, summary: summary)
-        #expect(throws: WhisperModelError.self) { try shorter.window(start: 0, count: 3_000) }
+        #expect(throws: TranscriptionError.self) { try shorter.window(start: 0, count: 3_000) }
     }
 
     @Test("a reading with a NaN sample names its position")
@@ -68,7 +68,7 @@ struct StreamingLogMelTests {
         var samples = [Float](repeating: 0.1, count: 50_000)
         samples[40_001] = .nan
         var reader = UnevenReader(samples: samples, sizes: [16_000])
-        #expect(throws: WhisperModelError.invalidAudio(reason: "sample 40001 is nan, not a finite number")) {
+        #expect(throws: TranscriptionError.invalidAudio(reason: "sample 40001 is nan, not a finite number")) {
             try StreamingLogMel.scan(&reader, logMel: LogMel(melCount: 80))
         }
     }

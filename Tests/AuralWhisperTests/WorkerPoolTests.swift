@@ -43,17 +43,57 @@ struct WorkerPoolTests {
         let b = (0..<(n * k)).map { Float(cos(Double($0) * 0.7)) }
         var pooled = [Float](repeating: 0, count: m * n)
         var single = pooled
-        let before = WorkerPool.shared.threads
-        defer { WorkerPool.shared.threads = before }
         pooled.withUnsafeMutableBufferPointer { c in
             BLAS.gemm(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, transposeB: true, c: c.baseAddress!, ldc: n)
         }
-        WorkerPool.shared.threads = 1
-        single.withUnsafeMutableBufferPointer { c in
-            BLAS.gemm(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, transposeB: true, c: c.baseAddress!, ldc: n)
+        ComputeContext(threads: 1).run {
+            single.withUnsafeMutableBufferPointer { c in
+                BLAS.gemm(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, transposeB: true, c: c.baseAddress!, ldc: n)
+            }
         }
         #expect(pooled == single)
         #expect(pooled[m * n - 1] != 0)
+    }
+}
+
+@Suite("ComputeContext")
+struct ComputeContextTests {
+    @Test("a context's thread count caps its own jobs only, and never resizes the pool")
+    func perJobCap() {
+        let size = WorkerPool.shared.poolSize
+        #expect(WorkerPool.current.threads == size)
+        ComputeContext(threads: 1).run {
+            #expect(WorkerPool.current.threads == 1)
+            ComputeContext(threads: 64).run { #expect(WorkerPool.current.threads == size) }
+            #expect(WorkerPool.current.threads == 1)
+        }
+        #expect(WorkerPool.current.threads == size)
+        // Another thread's job keeps its own cap while this thread runs with another.
+        let seen = Mutex<Int?>(nil)
+        let other = Thread {
+            ComputeContext(threads: 1).run {
+                Thread.sleep(forTimeInterval: 0.05)
+                seen.withLock { $0 = WorkerPool.current.threads }
+            }
+        }
+        other.start()
+        ComputeContext.shared.run {
+            Thread.sleep(forTimeInterval: 0.1)
+            #expect(WorkerPool.current.threads == size)
+        }
+        while seen.withLock({ $0 }) == nil { Thread.sleep(forTimeInterval: 0.01) }
+        #expect(seen.withLock { $0 } == 1)
+    }
+
+    @Test("a one-thread transcription gives the same segments as one on every core")
+    func oneThreadTranscription() throws {
+        let model = try Fixtures.model("tiny.en")
+        let samples = Array(try Fixtures.samples("beckett.wav").prefix(160_000))
+        let options = DecodingOptions(beamSize: 1)
+        let wide = try Transcriber(model: model).transcribe(samples, options: options).segments
+        let narrow = try Transcriber(model: model, threads: 1).transcribe(samples, options: options).segments
+        #expect(narrow.map(\.text) == wide.map(\.text))
+        #expect(!wide.isEmpty)
     }
 }
 

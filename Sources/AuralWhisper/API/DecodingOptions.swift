@@ -113,16 +113,16 @@ public struct DecodingOptions: Sendable, Codable, Equatable {
         self.seed = seed
     }
 
-    /// Checks ranges; throws `WhisperModelError.invalidOption` naming the first bad field.
+    /// Checks ranges; throws `TranscriptionError.invalidOption` naming the first bad field.
     public func validate() throws {
-        if beamSize < 1 { throw WhisperModelError.invalidOption(name: "beamSize", reason: "must be at least 1, got \(beamSize)") }
-        if bestOf < 1 { throw WhisperModelError.invalidOption(name: "bestOf", reason: "must be at least 1, got \(bestOf)") }
-        if patience <= 0 { throw WhisperModelError.invalidOption(name: "patience", reason: "must be above 0, got \(patience)") }
+        if beamSize < 1 { throw TranscriptionError.invalidOption(name: "beamSize", reason: "must be at least 1, got \(beamSize)") }
+        if bestOf < 1 { throw TranscriptionError.invalidOption(name: "bestOf", reason: "must be at least 1, got \(bestOf)") }
+        if patience <= 0 { throw TranscriptionError.invalidOption(name: "patience", reason: "must be above 0, got \(patience)") }
         if temperatures.isEmpty || temperatures.contains(where: { $0 < 0 || !$0.isFinite }) {
-            throw WhisperModelError.invalidOption(name: "temperatures", reason: "need at least one finite value ≥ 0")
+            throw TranscriptionError.invalidOption(name: "temperatures", reason: "need at least one finite value ≥ 0")
         }
         if let maxNewTokens, maxNewTokens < 1 {
-            throw WhisperModelError.invalidOption(name: "maxNewTokens", reason: "must be at least 1, got \(maxNewTokens)")
+            throw TranscriptionError.invalidOption(name: "maxNewTokens", reason: "must be at least 1, got \(maxNewTokens)")
         }
     }
 }

@@ -80,7 +80,7 @@ public struct TranscriptionInfo: Sendable, Codable, Equatable {
 }
 
 /// A language code and its detected probability.
-public struct LanguageProbability: Sendable, Codable, Equatable {
+public struct LanguageProbability: Sendable, Codable, Hashable {
     /// Whisper's language code ("en", "zh", …).
     public var language: String
     /// Probability, 0...1.

@@ -19,22 +19,33 @@ import Foundation
 public struct Transcriber: Sendable {
     /// The model this transcriber runs.
     public let model: WhisperModel
+    /// The window decoder the long-form loop runs, with the transcriber's compute context.
+    public let windowDecoder: WindowDecoder
 
-    /// - Parameter threads: threads the engine computes on, this one included (process-wide); nil uses every core.
-    public init(model: WhisperModel, threads: Int? = nil) {
+    /// - Parameter compute: where the transcription computes (the shared pool by default).
+    public init(model: WhisperModel, compute: ComputeContext = .shared) {
         self.model = model
-        if let threads { BLAS.setThreads(threads) }
+        windowDecoder = WindowDecoder(model: model, compute: compute)
+    }
+
+    /// - Parameter threads: the most threads each transcription uses, its own included; nil uses every core. Other
+    ///   transcriptions keep their own setting.
+    public init(model: WhisperModel, threads: Int?) {
+        self.init(model: model, compute: ComputeContext(threads: threads))
     }
 
     /// Language probabilities of the first 30 seconds, highest first (multilingual models only).
-    /// - Throws: `WhisperModelError.unsupportedLanguage` for an English-only model, `.invalidAudio` for bad samples.
+    /// - Throws: `TranscriptionError.needsMultilingualModel` for an English-only model, `.invalidAudio` for bad samples.
     public func detectLanguage(_ samples: [Float]) throws -> [LanguageProbability] {
-        guard model.isMultilingual else { throw WhisperModelError.unsupportedLanguage(code: "detection with an English-only model") }
-        try Self.validate(samples)
-        let mel = model.logMel.spectrogram(samples)
-        let window = mel.window(start: 0, count: LogMel.windowFrames)
-        let encoded = Encoder.encode(window, frames: LogMel.windowFrames, weights: model.encoder)
-        return LanguageDetector.probabilities(model: model, encoderOutput: encoded, audioLength: model.audioContext)
+        guard model.isMultilingual else { throw TranscriptionError.needsMultilingualModel(feature: "language detection") }
+        if let bad = samples.firstIndex(where: { !$0.isFinite }) {
+            throw TranscriptionError.invalidAudio(reason: "sample \(bad) is \(samples[bad]), not a finite number")
+        }
+        // As faster-whisper: the log-mel of all the audio (normalised over all of it), then its first window.
+        let mel = windowDecoder.compute.run { model.logMel.spectrogram(samples) }
+        let window = windowDecoder.encode(
+            melWindow: mel.window(start: 0, count: WhisperTime.windowFrames), contentFrames: min(mel.frames, WhisperTime.windowFrames))
+        return windowDecoder.detectLanguage(window)
     }
 
     /// Transcribes all of `samples` and returns the segments once done.
@@ -115,13 +126,8 @@ public struct Transcriber: Sendable {
 
     // MARK: - The long-form loop
 
-    private static func validate(_ samples: [Float]) throws {
-        if let bad = samples.firstIndex(where: { !$0.isFinite }) {
-            throw WhisperModelError.invalidAudio(reason: "sample \(bad) is \(samples[bad]), not a finite number")
-        }
-    }
-
-    /// The whole transcription on the calling thread (faster-whisper `generate_segments`).
+    /// The whole transcription on the calling thread (faster-whisper `generate_segments`): a seek loop over
+    /// `WindowDecoder`, carrying the previous text, the random generator and the end of speech from window to window.
     ///
     /// `open` is called twice: the first reading finds the log-mel maximum, the second feeds the windows.
     func run(
@@ -129,228 +135,84 @@ public struct Transcriber: Sendable {
         onSegment: (Segment) -> Void, onProgress: (Double) -> Void, isCancelled: () -> Bool
     ) throws {
         try options.validate()
-        let tokenizer = model.tokenizer
+        let decoder = windowDecoder
         var firstReading = try open()
-        let summary = try StreamingLogMel.scan(&firstReading, logMel: model.logMel, isCancelled: isCancelled)
+        let summary = try decoder.compute.run {
+            try StreamingLogMel.scan(&firstReading, logMel: model.logMel, isCancelled: isCancelled)
+        }
         let mel = MelWindows(reader: try open(), logMel: model.logMel, summary: summary)
-        let duration = Double(summary.sampleCount) / Double(LogMel.sampleRate)
+        let duration = Double(summary.sampleCount) / Double(WhisperTime.sampleRate)
         let contentFrames = max(0, mel.frames - 1)
+        func encodeWindow(at seek: Int, frames: Int) throws -> EncodedWindow {
+            decoder.encode(melWindow: try mel.window(start: seek, count: frames), contentFrames: frames)
+        }
 
-        var firstEncoding: Tensor?
-        var language = "en"
-        var languageProbability = 1.0
-        var allProbabilities: [LanguageProbability] = []
-        if let requested = options.language?.lowercased(), !requested.isEmpty {
-            if model.isMultilingual {
-                guard tokenizer.languageToken(for: requested) != nil else { throw WhisperModelError.unsupportedLanguage(code: requested) }
-                language = requested
-            }
-        } else if model.isMultilingual {
-            let encoded = Encoder.encode(try mel.window(start: 0, count: LogMel.windowFrames), frames: LogMel.windowFrames, weights: model.encoder)
-            firstEncoding = encoded
-            allProbabilities = LanguageDetector.probabilities(model: model, encoderOutput: encoded, audioLength: model.audioContext)
-            language = allProbabilities[0].language
-            languageProbability = allProbabilities[0].probability
-        }
-        if options.task == .translate && !model.isMultilingual {
-            throw WhisperModelError.invalidOption(name: "task", reason: "translation needs a multilingual model; this one is English-only")
-        }
+        // Detection sees frames 0..<3000, the final padding frame included; its encoding is reused only when the first
+        // window holds the same frames (faster-whisper encodes the two separately).
+        var detectionWindow: EncodedWindow?
+        let language = try decoder.resolveLanguage(options, window: try {
+            let window = try encodeWindow(at: 0, frames: WhisperTime.windowFrames)
+            detectionWindow = window
+            return window
+        }())
         onInfo(TranscriptionInfo(
-            language: language, languageProbability: languageProbability, allLanguageProbabilities: allProbabilities,
-            duration: duration))
+            language: language.language, languageProbability: language.probability,
+            allLanguageProbabilities: language.allProbabilities, duration: duration))
 
-        let sotSequence = model.isMultilingual
-            ? [tokenizer.sot, tokenizer.languageToken(for: language)!, options.task == .translate ? tokenizer.translate : tokenizer.transcribe]
-            : [tokenizer.sot]
-        var filters: [any LogitFiltering] = []
-        let suppress = options.suppressTokens.flatMap { $0 == -1 ? model.suppressTokens : [$0] }
-            + (options.suppressTokens.contains(-1) ? [] : [tokenizer.transcribe, tokenizer.translate, tokenizer.sot, tokenizer.startOfPrev, tokenizer.startOfLM, tokenizer.noSpeech])
-        if !suppress.isEmpty { filters.append(SuppressTokens(tokens: suppress)) }
-        if options.suppressBlank { filters.append(SuppressBlank(tokens: model.suppressTokensAtBegin)) }
-        if !options.withoutTimestamps {
-            filters.append(TimestampRules(
-                endOfText: tokenizer.eot, noTimestamps: tokenizer.noTimestamps, timestampBegin: tokenizer.timestampBegin,
-                maxInitialTimestampIndex: Int((options.maxInitialTimestamp / 0.02).rounded())))
-        }
-
+        let filters = LogitFilterSet.make(options: options, model: model)
         var allTokens: [Int] = []
         if let prompt = options.initialPrompt?.trimmingCharacters(in: .whitespacesAndNewlines) {
-            allTokens = tokenizer.encode(" " + prompt)
+            allTokens = decoder.tokens(of: " " + prompt)
         }
+        let prefixTokens = options.prefix.map { decoder.tokens(of: " " + $0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? []
         var promptResetSince = 0
         var seek = 0
         var index = 0
-        var lastSpeechTimestamp = 0.0
+        var lastSpeechTime = 0.0
         var generator = SplitMix64(seed: options.seed)
-        let prefixTokens = options.prefix.map { tokenizer.encode(" " + $0.trimmingCharacters(in: .whitespacesAndNewlines)) } ?? []
 
         while seek < contentFrames {
             if isCancelled() { return }
-            let timeOffset = Double(seek) * 0.01
-            let segmentSize = min(LogMel.windowFrames, contentFrames - seek)
+            let segmentSize = min(WhisperTime.windowFrames, contentFrames - seek)
             if let threshold = options.silenceThreshold,
-                try mel.loudestFrameRMS(from: seek * LogMel.hopLength, count: segmentSize * LogMel.hopLength) < threshold {
+                try mel.loudestFrameRMS(from: seek * WhisperTime.samplesPerFrame, count: segmentSize * WhisperTime.samplesPerFrame) < threshold {
                 seek += segmentSize
                 onProgress(min(Double(seek) / Double(contentFrames), 1))
                 continue
             }
-            let encoded: Tensor
-            // Detection saw frames 0..<3000 including the final padding frame; reuse its encoding only when this
-            // window holds the same frames (faster-whisper encodes the two separately).
-            if seek == 0, segmentSize == LogMel.windowFrames, let firstEncoding {
-                encoded = firstEncoding
+            let window: EncodedWindow
+            if seek == 0, segmentSize == WhisperTime.windowFrames, let detectionWindow {
+                window = detectionWindow
             } else {
-                encoded = Encoder.encode(try mel.window(start: seek, count: segmentSize), frames: LogMel.windowFrames, weights: model.encoder)
+                window = try encodeWindow(at: seek, frames: segmentSize)
             }
-            let state = DecoderState(
-                weights: model.decoder, encoderOutput: encoded, audioLength: model.audioContext,
-                beamCapacity: max(options.beamSize, options.bestOf))
-
-            var prompt: [Int] = []
-            let previous = Array(allTokens[promptResetSince...])
-            if !previous.isEmpty {
-                prompt.append(tokenizer.startOfPrev)
-                prompt += previous.suffix(model.textContext / 2 - 1)
+            let request = WindowRequest(
+                language: language.language, previousTokens: Array(allTokens[promptResetSince...]),
+                prefixTokens: seek == 0 ? prefixTokens : [], timeOffset: WhisperTime.seconds(frame: seek),
+                lastSpeechTime: lastSpeechTime)
+            let result = decoder.compute.run {
+                decoder.decode(window, request: request, options: options, filters: filters, generator: &generator)
             }
-            prompt += sotSequence
-            if options.withoutTimestamps { prompt.append(tokenizer.noTimestamps) }
-            if seek == 0 && !prefixTokens.isEmpty {
-                if !options.withoutTimestamps { prompt.append(tokenizer.timestampBegin) }
-                prompt += prefixTokens.prefix(model.textContext / 2 - 1)
-            }
-
-            let search = Search(model: model, state: state, filters: filters)
-            let decoded = decodeWithFallback(search: search, prompt: prompt, options: options, generator: &generator)
-            let result = decoded.result
-
-            if let noSpeechThreshold = options.noSpeechThreshold, result.noSpeechProb > noSpeechThreshold {
-                let confident = options.logProbThreshold.map { decoded.avgLogprob > $0 } ?? false
-                if !confident {
-                    seek += segmentSize
-                    onProgress(min(Double(seek) / Double(contentFrames), 1))
-                    continue
-                }
-            }
-
             let previousSeek = seek
-            let split = splitByTimestamps(tokens: result.tokens, timeOffset: timeOffset, segmentSize: segmentSize, seek: seek)
-            var pieces = split.pieces
-            seek = split.seek
-            if options.wordTimestamps {
-                WordAligner.addWordTimestamps(
-                    to: &pieces, model: model, state: state, sotSequence: sotSequence, language: language,
-                    timeOffset: timeOffset, segmentSize: segmentSize, prependPunctuations: options.prependPunctuations,
-                    appendPunctuations: options.appendPunctuations, lastSpeechTimestamp: lastSpeechTimestamp)
-                // faster-whisper `get_end`: the last word's end, else the last segment's end.
-                let lastEnd = pieces.last(where: { !($0.words ?? []).isEmpty })?.words?.last?.end ?? pieces.last?.end
-                if !split.singleTimestampEnding, let lastEnd, lastEnd > timeOffset {
-                    seek = Int((lastEnd * 100).rounded(.toNearestOrEven))
-                }
-                if let lastEnd { lastSpeechTimestamp = lastEnd }
+            seek += result.consumedFrames
+            lastSpeechTime = result.lastSpeechTime
+            if result.isNoSpeech {
+                onProgress(min(Double(seek) / Double(contentFrames), 1))
+                continue
             }
-
-            for piece in pieces {
-                let text = tokenizer.decode(piece.tokens)
-                if piece.start == piece.end || text.trimmingCharacters(in: .whitespacesAndNewlines).isEmpty { continue }
-                allTokens += piece.tokens
+            for var segment in result.segments {
+                allTokens += segment.tokens
                 index += 1
-                onSegment(Segment(
-                    id: index, seek: previousSeek, start: piece.start, end: piece.end, text: text, tokens: piece.tokens,
-                    temperature: decoded.temperature, avgLogprob: decoded.avgLogprob,
-                    compressionRatio: decoded.compressionRatio, noSpeechProb: result.noSpeechProb,
-                    words: options.wordTimestamps ? (piece.words ?? []) : nil))
+                segment.id = index
+                segment.seek = previousSeek
+                onSegment(segment)
             }
-            if !options.conditionOnPreviousText || decoded.temperature > options.promptResetOnTemperature {
+            if !options.conditionOnPreviousText || result.temperature > options.promptResetOnTemperature {
                 promptResetSince = allTokens.count
             }
             onProgress(contentFrames == 0 ? 1 : min(Double(seek) / Double(contentFrames), 1))
         }
     }
-
-    /// One window's accepted decode with the numbers the fallback judged it by.
-    private struct FallbackResult {
-        var result: DecodeResult
-        var avgLogprob: Double
-        var temperature: Double
-        var compressionRatio: Double
-    }
-
-    /// Tries each temperature until a decode is neither repetitive nor improbable (faster-whisper
-    /// `generate_with_fallback`); when all fail, keeps the most probable non-repetitive one.
-    private func decodeWithFallback(
-        search: Search, prompt: [Int], options: DecodingOptions, generator: inout SplitMix64
-    ) -> FallbackResult {
-        var all: [FallbackResult] = []
-        var belowCompressionThreshold: [FallbackResult] = []
-        for temperature in options.temperatures {
-            let result = search.decode(
-                prompt: prompt, temperature: temperature, beamSize: options.beamSize, bestOf: options.bestOf,
-                patience: options.patience, lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
-                generator: &generator)
-            let text = model.tokenizer.decode(result.tokens).trimmingCharacters(in: .whitespacesAndNewlines)
-            let candidate = FallbackResult(
-                result: result, avgLogprob: result.avgLogprob, temperature: temperature,
-                compressionRatio: compressionRatio(text))
-            all.append(candidate)
-            var needsFallback = false
-            if let threshold = options.compressionRatioThreshold {
-                if candidate.compressionRatio > threshold { needsFallback = true } else { belowCompressionThreshold.append(candidate) }
-            }
-            if let threshold = options.logProbThreshold, candidate.avgLogprob < threshold { needsFallback = true }
-            if let noSpeech = options.noSpeechThreshold, let logProb = options.logProbThreshold,
-                result.noSpeechProb > noSpeech, candidate.avgLogprob < logProb {
-                needsFallback = false
-            }
-            if !needsFallback { return candidate }
-        }
-        var best = (belowCompressionThreshold.isEmpty ? all : belowCompressionThreshold).max { $0.avgLogprob < $1.avgLogprob }!
-        best.temperature = options.temperatures.last!
-        return best
-    }
-
-    /// Cuts a window's tokens into segments at pairs of timestamps (faster-whisper `_split_segments_by_timestamps`).
-    private func splitByTimestamps(
-        tokens: [Int], timeOffset: Double, segmentSize: Int, seek: Int
-    ) -> (pieces: [PendingSegment], seek: Int, singleTimestampEnding: Bool) {
-        let begin = model.tokenizer.timestampBegin
-        let singleTimestampEnding = tokens.count >= 2 && tokens[tokens.count - 2] < begin && tokens[tokens.count - 1] >= begin
-        let consecutive = tokens.indices.filter { $0 > 0 && tokens[$0] >= begin && tokens[$0 - 1] >= begin }
-        var pieces: [PendingSegment] = []
-        var newSeek = seek
-        if !consecutive.isEmpty {
-            var slices = consecutive
-            if singleTimestampEnding { slices.append(tokens.count) }
-            var lastSlice = 0
-            for current in slices {
-                let sliced = Array(tokens[lastSlice..<current])
-                let start = timeOffset + Double(sliced[0] - begin) * 0.02
-                let end = timeOffset + Double(sliced[sliced.count - 1] - begin) * 0.02
-                pieces.append(PendingSegment(start: start, end: end, tokens: sliced))
-                lastSlice = current
-            }
-            if singleTimestampEnding {
-                newSeek += segmentSize
-            } else {
-                newSeek += (tokens[lastSlice - 1] - begin) * 2
-            }
-        } else {
-            var duration = Double(segmentSize) * 0.01
-            if let last = tokens.last(where: { $0 >= begin }), last != begin {
-                duration = Double(last - begin) * 0.02
-            }
-            pieces.append(PendingSegment(start: timeOffset, end: timeOffset + duration, tokens: tokens))
-            newSeek += segmentSize
-        }
-        return (pieces, newSeek, singleTimestampEnding)
-    }
-}
-
-/// A segment of one window before it is accepted: its times, its tokens (timestamps included), and its words.
-struct PendingSegment {
-    var start: Double
-    var end: Double
-    var tokens: [Int]
-    var words: [WordTiming]?
 }
 
 /// What `Transcriber.events` delivers.

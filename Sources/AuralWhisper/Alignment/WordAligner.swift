@@ -9,8 +9,6 @@ import Foundation
 /// filter of width 7, averaged over the heads and aligned to the tokens by dynamic time warping. A token's time is the
 /// first frame its row reaches on the path; a word runs from its first token's time to the next word's.
 enum WordAligner {
-    /// Seconds per encoder position (the encoder halves the 100 mel frames per second).
-    static let secondsPerPosition = 0.02
     /// Width of the median filter over the attention (faster-whisper's `median_filter_width`).
     static let medianFilterWidth = 7
 
@@ -324,7 +322,7 @@ enum WordAligner {
         var jumpTimes: [Double] = []
         jumpTimes.reserveCapacity(tokenProbabilities.count + 1)
         for (k, step) in path.enumerated() where k == 0 || step.row != path[k - 1].row {
-            jumpTimes.append(Double(step.col) / 50)
+            jumpTimes.append(Double(step.col) * WhisperTime.secondsPerPosition)
         }
         var result: [AlignedWord] = []
         result.reserveCapacity(words.count - 1)

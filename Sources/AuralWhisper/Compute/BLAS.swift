@@ -27,7 +27,7 @@ enum BLAS {
                 Int32(m), Int32(n), Int32(k), alpha, a, Int32(lda), b, Int32(ldb), beta, c, Int32(ldc))
             return
         }
-        WorkerPool.shared.run(parts: parts) { part in
+        WorkerPool.current.run(parts: parts) { part in
             let rows = rowRange(part, of: parts, m: m)
             OpenBLAS.shared.sgemm(
                 OpenBLAS.rowMajor, OpenBLAS.noTranspose, transposeB ? OpenBLAS.transpose : OpenBLAS.noTranspose,
@@ -38,7 +38,7 @@ enum BLAS {
 
     /// Row blocks for a product of `m` rows: one per pool thread when the product is large enough to pay for it.
     private static func rowParts(m: Int, work: Int) -> Int {
-        work >= 1 << 21 && m >= 32 ? min(WorkerPool.shared.threads, m / 16) : 1
+        work >= 1 << 21 && m >= 32 ? min(WorkerPool.current.threads, m / 16) : 1
     }
 
     /// Rows of block `part`, cut at multiples of 16 (whole register tiles for the BLAS kernel).
@@ -55,7 +55,7 @@ enum BLAS {
         c: UnsafeMutablePointer<Double>, ldc: Int
     ) {
         let parts = rowParts(m: m, work: m * n * k)
-        WorkerPool.shared.run(parts: parts) { part in
+        WorkerPool.current.run(parts: parts) { part in
             let rows = rowRange(part, of: parts, m: m)
             OpenBLAS.shared.dgemm(
                 OpenBLAS.rowMajor, OpenBLAS.noTranspose, OpenBLAS.noTranspose, Int32(rows.count), Int32(n), Int32(k), 1,
@@ -67,20 +67,6 @@ enum BLAS {
     /// matrix, read once without the packing a product of matrices does.
     @inline(__always)
     static func gemv(m: Int, n: Int, a: UnsafePointer<Float>, lda: Int, x: UnsafePointer<Float>, y: UnsafeMutablePointer<Float>, beta: Float = 0) {
-        _ = WorkerPool.shared  // OpenBLAS single-threaded before its first product
         OpenBLAS.shared.sgemv(OpenBLAS.rowMajor, OpenBLAS.noTranspose, Int32(m), Int32(n), 1, a, Int32(lda), x, 1, beta, y, 1)
-    }
-
-    /// Sets how many threads the engine's products use (the calling thread included).
-    static func setThreads(_ count: Int) {
-        WorkerPool.shared.threads = count
-    }
-
-    /// The thread count the engine's products use.
-    static var threads: Int { WorkerPool.shared.threads }
-
-    /// Keeps OpenBLAS on the calling thread: `WorkerPool` splits the large products itself.
-    static func useSingleThread() {
-        OpenBLAS.shared.setThreadCount(1)
     }
 }

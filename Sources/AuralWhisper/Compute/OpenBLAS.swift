@@ -80,6 +80,8 @@ struct OpenBLAS: Sendable {
                 failures.append("\(name) lacks the CBLAS functions the engine calls")
                 continue
             }
+            // OpenBLAS computes on the calling thread only: `WorkerPool` splits the large products itself.
+            setThreadCount(1)
             return .success(OpenBLAS(sgemm: sgemm, dgemm: dgemm, sgemv: sgemv, setThreadCount: setThreadCount, coreName: coreName))
         }
         return .failure(.engineUnavailable(reason: "OpenBLAS could not be opened: " + failures.joined(separator: "; ")))

@@ -5,12 +5,12 @@ import Foundation
 enum Parallel {
     /// Calls `body` on disjoint ranges covering 0..<count, in parallel when `count ≥ minimum`.
     static func forEachRange(_ count: Int, minimum: Int = 1 << 16, _ body: (Range<Int>) -> Void) {
-        let parts = count >= minimum ? WorkerPool.shared.threads : 1
+        let parts = count >= minimum ? WorkerPool.current.threads : 1
         if parts == 1 {
             body(0..<count)
             return
         }
-        WorkerPool.shared.run(parts: parts) { part in
+        WorkerPool.current.run(parts: parts) { part in
             body((count * part / parts)..<(count * (part + 1) / parts))
         }
     }

@@ -13,12 +13,12 @@ enum SkinnyGEMM {
     ) {
         precondition(m >= 1 && m <= maxRows)
         let work = n * k * m
-        let parts = work >= 1 << 16 ? min(2, WorkerPool.shared.threads) : 1
+        let parts = work >= 1 << 16 ? min(2, WorkerPool.current.threads) : 1
         if parts == 1 {
             block(0..<n, m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, alpha: alpha, beta: beta)
             return
         }
-        WorkerPool.shared.run(parts: parts) { part in
+        WorkerPool.current.run(parts: parts) { part in
             let lower = n * part / parts
             let upper = n * (part + 1) / parts
             block(lower..<upper, m: m, k: k, a: a, lda: lda, b: b, ldb: ldb, c: c, ldc: ldc, alpha: alpha, beta: beta)

@@ -12,17 +12,21 @@ import Synchronization
 /// One job runs at a time: a caller that finds the pool busy (another transcription, or a job inside a job) runs all
 /// of its parts itself, so concurrent transcriptions never wait for each other or oversubscribe the cores. Workers are
 /// plain threads, never Swift's cooperative pool.
+///
+/// Kernels reach the pool through `WorkerPool.current`: the pool and thread cap of the `ComputeContext` job running on
+/// the calling thread, or the shared pool with no cap outside any job.
 final class WorkerPool: @unchecked Sendable {
-    /// The pool every engine kernel uses: one worker per core beyond the caller's.
+    /// The default pool: one worker per core beyond the caller's.
     static let shared = WorkerPool(workers: max(0, ProcessInfo.processInfo.activeProcessorCount - 1))
+
+    /// The pool of the job running on this thread (see `ComputeContext.run`), else `shared`.
+    static var current: WorkerPool { JobSettings.current?.pool ?? shared }
 
     /// Spins before a worker sleeps: long enough to bridge the serial work between the products of a decoder step
     /// (about 100 µs), short enough that an idle engine leaves the cores alone.
     private static let spinLimit = 100_000
 
     private let workers: Int
-    /// Threads (the caller included) that take parts; at most `workers + 1`.
-    private let participantLimit: Atomic<Int>
     private let busy = Atomic<Bool>(false)
     /// Bumped to publish a job; workers run each generation once.
     private let generation = Atomic<Int>(0)
@@ -37,10 +41,8 @@ final class WorkerPool: @unchecked Sendable {
     private var parts = 0
     private var participants = 0
 
-    private init(workers: Int) {
+    init(workers: Int) {
         self.workers = workers
-        participantLimit = Atomic(workers + 1)
-        BLAS.useSingleThread()
         for index in 0..<workers {
             let thread = Thread { [unowned self] in self.workerLoop(number: index + 1) }
             thread.name = "AuralWhisper worker \(index + 1)"
@@ -49,10 +51,15 @@ final class WorkerPool: @unchecked Sendable {
         }
     }
 
-    /// Threads that take part in each job, the caller included (1 runs everything on the caller).
+    /// The pool's threads, the caller's included.
+    var poolSize: Int { workers + 1 }
+
+    /// Threads that take part in a job started on this thread, the caller included: the pool's size, capped by the
+    /// thread count of the `ComputeContext` job running here (1 runs everything on the caller).
     var threads: Int {
-        get { participantLimit.load(ordering: .relaxed) }
-        set { participantLimit.store(min(max(1, newValue), workers + 1), ordering: .relaxed) }
+        let size = workers + 1
+        guard let cap = JobSettings.current?.threads else { return size }
+        return min(max(1, cap), size)
     }
 
     /// Calls `body(part)` for every part in 0..<parts, on the caller and the workers, and returns when all are done.

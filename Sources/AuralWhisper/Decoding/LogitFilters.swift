@@ -79,3 +79,25 @@ struct TimestampRules: LogitFiltering {
         if timestampMass > Double(maxText) { forbid(0..<timestampBegin) }
     }
 }
+
+/// The filters a set of decoding options asks for, in the order faster-whisper applies them.
+enum LogitFilterSet {
+    static func make(options: DecodingOptions, model: WhisperModel) -> [any LogitFiltering] {
+        let tokenizer = model.tokenizer
+        var filters: [any LogitFiltering] = []
+        let specials = [
+            tokenizer.transcribe, tokenizer.translate, tokenizer.sot, tokenizer.startOfPrev, tokenizer.startOfLM,
+            tokenizer.noSpeech,
+        ]
+        let suppress = options.suppressTokens.flatMap { $0 == -1 ? model.suppressTokens : [$0] }
+            + (options.suppressTokens.contains(-1) ? [] : specials)
+        if !suppress.isEmpty { filters.append(SuppressTokens(tokens: suppress)) }
+        if options.suppressBlank { filters.append(SuppressBlank(tokens: model.suppressTokensAtBegin)) }
+        if !options.withoutTimestamps {
+            filters.append(TimestampRules(
+                endOfText: tokenizer.eot, noTimestamps: tokenizer.noTimestamps, timestampBegin: tokenizer.timestampBegin,
+                maxInitialTimestampIndex: Int((options.maxInitialTimestamp / WhisperTime.secondsPerPosition).rounded())))
+        }
+        return filters
+    }
+}

@@ -10,6 +10,8 @@ struct DecodeResult {
     var noSpeechProb: Double
     /// Temperature of this decode.
     var temperature: Double
+    /// Every finished hypothesis's tokens, most probable first (`tokens` first); one for greedy decoding.
+    var alternatives: [[Int]] = []
 
     /// sumLogprob / (tokens + 1), as faster-whisper and openai/whisper report it.
     var avgLogprob: Double { sumLogprob / Double(tokens.count + 1) }
@@ -88,7 +90,9 @@ struct Search {
         }
         func score(_ s: Int) -> Double { sums[s] / pow(Double(max(tokens[s].count, 1)), lengthPenalty) }
         let best = (0..<samples).max { score($0) < score($1) } ?? 0
-        return DecodeResult(tokens: tokens[best], sumLogprob: sums[best], noSpeechProb: noSpeechProb, temperature: temperature)
+        return DecodeResult(
+            tokens: tokens[best], sumLogprob: sums[best], noSpeechProb: noSpeechProb, temperature: temperature,
+            alternatives: [tokens[best]])
     }
 
     private func beamSearch(
@@ -114,7 +118,7 @@ struct Search {
             var beamTops = [TopK](repeating: TopK(capacity: candidatesPerStep), count: beams.count)
             beamTops.withUnsafeMutableBufferPointer { tops in
                 logprobs.withUnsafeMutableBufferPointer { lp in
-                    WorkerPool.shared.run(parts: beams.count) { b in
+                    WorkerPool.current.run(parts: beams.count) { b in
                         let rowLogits = logits.pointer + b * vocabulary
                         for filter in filters {
                             filter.apply(rowLogits, vocabularySize: vocabulary, generated: beams[b].tokens, step: step)
@@ -162,7 +166,14 @@ struct Search {
             h.score / pow(Double(max(h.tokens.count, 1)), lengthPenalty)
         }
         let best = finished.max { normalized($0) < normalized($1) }!
-        return DecodeResult(tokens: best.tokens, sumLogprob: best.score, noSpeechProb: noSpeechProb, temperature: 0)
+        // The best first, then the others by the same score (a stable order for ties).
+        let others = finished.enumerated()
+            .filter { $0.element.tokens != best.tokens }
+            .sorted { normalized($0.element) > normalized($1.element) || (normalized($0.element) == normalized($1.element) && $0.offset < $1.offset) }
+            .map(\.element.tokens)
+        return DecodeResult(
+            tokens: best.tokens, sumLogprob: best.score, noSpeechProb: noSpeechProb, temperature: 0,
+            alternatives: [best.tokens] + others)
     }
 
     /// softmax(raw logits)[no-speech token] of one row of `logits`.

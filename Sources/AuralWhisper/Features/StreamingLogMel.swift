@@ -14,7 +14,7 @@ enum StreamingLogMel {
     }
 
     /// Reads all of `reader` and returns its length and log-mel maximum.
-    /// - Throws: what the reader throws, or `WhisperModelError.invalidAudio` for a sample that is not finite.
+    /// - Throws: what the reader throws, or `TranscriptionError.invalidAudio` for a sample that is not finite.
     static func scan(_ reader: inout some SampleReading, logMel: LogMel, isCancelled: () -> Bool = { false }) throws -> Summary {
         var buffer: [Float] = []
         var offset = 0  // audio index of buffer[0]
@@ -35,7 +35,7 @@ enum StreamingLogMel {
         while let piece = try reader.read() {
             if isCancelled() { throw CancellationError() }
             if let bad = piece.firstIndex(where: { !$0.isFinite }) {
-                throw WhisperModelError.invalidAudio(reason: "sample \(total + bad) is \(piece[bad]), not a finite number")
+                throw TranscriptionError.invalidAudio(reason: "sample \(total + bad) is \(piece[bad]), not a finite number")
             }
             buffer += piece
             total += piece.count
@@ -143,13 +143,13 @@ final class MelWindows {
         let target = min(to, summary.sampleCount)
         while readCount < target {
             guard let piece = try reader.read() else {
-                throw WhisperModelError.invalidAudio(
+                throw TranscriptionError.invalidAudio(
                     reason: "the audio ended \(summary.sampleCount - readCount) samples earlier on its second reading than on its first")
             }
             let pieceStart = readCount
             readCount += piece.count
             guard readCount <= summary.sampleCount else {
-                throw WhisperModelError.invalidAudio(reason: "the audio grew between its first and second reading")
+                throw TranscriptionError.invalidAudio(reason: "the audio grew between its first and second reading")
             }
             if buffer.isEmpty && offset < from {
                 // Skip samples before the window (after a window that was skipped as silence, say).

@@ -39,7 +39,7 @@ enum Attention {
                 b: values + offset, ldb: keyStride, transposeB: false, c: output + offset, ldc: outputStride)
         }
         if scoresHoldEveryHead && capture == nil {
-            WorkerPool.shared.run(parts: heads) { h in head(h, scores: scores + h * queryCount * keyCount) }
+            WorkerPool.current.run(parts: heads) { h in head(h, scores: scores + h * queryCount * keyCount) }
         } else {
             for h in 0..<heads { head(h, scores: scores) }
         }

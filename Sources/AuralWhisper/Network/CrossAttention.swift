@@ -92,7 +92,7 @@ struct CrossAttention {
             }
         }
         if fewRows && capture == nil {
-            WorkerPool.shared.run(parts: heads) { head($0) }
+            WorkerPool.current.run(parts: heads) { head($0) }
         } else {
             for h in 0..<heads { head(h) }
         }

@@ -84,7 +84,7 @@ enum TranscribeCommand {
         let increment = parsed.double("temperature-increment-on-fallback") ?? 0.2
         if parsed.double("temperature") != nil || parsed.double("temperature-increment-on-fallback") != nil {
             guard start >= 0, start <= 1, increment >= 0 else {
-                throw WhisperModelError.invalidOption(name: "temperature", reason: "needs 0 ≤ T ≤ 1 and an increment ≥ 0")
+                throw TranscriptionError.invalidOption(name: "temperature", reason: "needs 0 ≤ T ≤ 1 and an increment ≥ 0")
             }
             options.temperatures = increment > 0 ? Array(stride(from: start, through: 1.0 + 1e-9, by: increment)) : [start]
         }
@@ -92,7 +92,7 @@ enum TranscribeCommand {
         options.initialPrompt = parsed.string("initial-prompt")
         if parsed.flag("no-condition-on-previous-text") { options.conditionOnPreviousText = false }
         if let threads = parsed.int("threads"), threads < 1 {
-            throw WhisperModelError.invalidOption(name: "threads", reason: "must be at least 1, got \(threads)")
+            throw TranscriptionError.invalidOption(name: "threads", reason: "must be at least 1, got \(threads)")
         }
         try options.validate()
         return options
