@@ -10,6 +10,8 @@ thread count, and writes a Markdown table and CSV files. Modules:
 - stats: medians, word error rate, aural / other ratios (pure)
 - report: the Markdown table and the files in bench-results/ (pure apart from writing)
 - engines: one module per engine: command line, output parsing, availability
+- runners: the scripts the engines' own Python runs (faster-whisper, the ggml conversion)
+- tests: unit tests of the pure parts (`python3 -m unittest discover scripts/benchkit`)
 
 Only the standard library is used; faster-whisper runs in its own Python (engines/faster_whisper.py).
 """
