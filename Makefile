@@ -13,8 +13,10 @@ demo: setup
 	.build/release/aural transcribe fixtures/audio/two_cities.wav
 
 # Every test, in an optimized build (the engine's tests run real models on real audio), against a private
-# PulseAudio daemon with virtual devices that scripts/with-pulse starts and stops.
+# PulseAudio daemon with virtual devices that scripts/with-pulse starts and stops. First the bench's unit tests
+# (scripts/benchkit: pure Python, no model, well under a second), which end with unittest's "OK".
 test: setup
+	python3 -m unittest discover -s scripts/benchkit -t scripts
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build
 

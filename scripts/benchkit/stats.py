@@ -1,0 +1,87 @@
+"""Medians over runs, word error rate and the aural / other ratios. Pure functions, no I/O."""
+import re
+import statistics
+
+# Engines aural is compared with, in the order the ratio table lists them.
+OTHERS = ("fw-fp32", "fw-int8", "whisper.cpp")
+# The engine whose text is the reference for the word error rate.
+REFERENCE = "fw-fp32"
+
+
+def median(values):
+    """The median of the values that are not None; None when there are none."""
+    present = [v for v in values if v is not None]
+    return statistics.median(present) if present else None
+
+
+def words(text):
+    """The words WER compares: lower-cased runs of letters, digits and apostrophes; punctuation is dropped."""
+    return re.findall(r"[a-z0-9']+", text.lower())
+
+
+def wer(reference, hypothesis):
+    """Word error rate of `hypothesis` against `reference` (word-level Levenshtein distance over the reference's
+    word count); None when either text is missing. An empty reference gives 0 for an empty hypothesis, else 1."""
+    if reference is None or hypothesis is None:
+        return None
+    ref, hyp = words(reference), words(hypothesis)
+    if not ref:
+        return 0.0 if not hyp else 1.0
+    row = list(range(len(hyp) + 1))
+    for i in range(1, len(ref) + 1):
+        diagonal, row[0] = row[0], i
+        for j in range(1, len(hyp) + 1):
+            above = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (ref[i - 1] != hyp[j - 1]))
+            diagonal = above
+    return row[len(hyp)] / len(ref)
+
+
+def summarize(runs, audio_seconds):
+    """The row fields for one engine/config from its successful runs (a list of `engines.Run`, at least one):
+    medians of wall, transcription and load time, real-time factors, the largest peak RSS, and the last run's
+    text and note."""
+    wall = median(r.wall for r in runs)
+    transcribe = median(r.transcribe_s for r in runs)
+    last = runs[-1]
+    rss = [r.peak_rss_mib for r in runs if r.peak_rss_mib is not None]
+    return dict(status="ok", runs=len(runs), wall_s=wall, transcribe_s=transcribe,
+                load_s=median(r.load_s for r in runs),
+                rtf=None if transcribe is None else transcribe / audio_seconds, rtf_wall=wall / audio_seconds,
+                peak_rss_mib=max(rss) if rss else None, note=last.note,
+                walls=" ".join(f"{r.wall:.2f}" for r in runs), text=(last.text or "")[:200], full_text=last.text)
+
+
+def add_wer(rows):
+    """Sets wer_vs_fw_fp32 on every successful row of one audio/model/beam group, against fw-fp32's text."""
+    reference = next((r.get("full_text") for r in rows if r["engine"] == REFERENCE and r["status"] == "ok"), None)
+    for r in rows:
+        if r["status"] == "ok":
+            r["wer_vs_fw_fp32"] = wer(reference, r.get("full_text"))
+
+
+def ratios(rows):
+    """aural / other for every aural row that has an `other` row with the same audio, model and beam.
+
+    time_ratio compares transcription times, or wall times when either engine did not report one (basis says
+    which); wall_ratio compares wall times; rss_ratio peak memory (None when the other's is unknown).
+    """
+    result = []
+    for a in rows:
+        if a["engine"] != "aural" or a["status"] != "ok":
+            continue
+        for other in OTHERS:
+            o = next((x for x in rows if x["engine"] == other and x["status"] == "ok" and x["audio"] == a["audio"]
+                      and x["model"] == a["model"] and x["beam"] == a["beam"]), None)
+            if o is None:
+                continue
+            t_a, t_o, basis = a.get("transcribe_s"), o.get("transcribe_s"), "transcribe"
+            if t_a is None or t_o is None:
+                t_a, t_o, basis = a["wall_s"], o["wall_s"], "wall"
+            rss_ratio = None
+            if o.get("peak_rss_mib") and a.get("peak_rss_mib") is not None:
+                rss_ratio = a["peak_rss_mib"] / o["peak_rss_mib"]
+            result.append(dict(audio=a["audio"], model=a["model"], beam=a["beam"], vs=other,
+                               time_ratio=t_a / t_o, wall_ratio=a["wall_s"] / o["wall_s"], basis=basis,
+                               rss_ratio=rss_ratio))
+    return result

@@ -1,0 +1,59 @@
+import contextlib
+import io
+import unittest
+
+from benchkit import cli, process
+from benchkit.paths import Paths
+
+
+class CommandLineTests(unittest.TestCase):
+    def test_defaults_match_the_bash_script_it_replaced(self):
+        args = cli.parser().parse_args([])
+        self.assertEqual((args.models, args.audio, args.runs, args.beams, args.language, args.engines, args.no_build,
+                          args.omp_wait),
+                         (["tiny.en", "base"], "both", 3, [1, 5], "en", ["aural", "fw-fp32", "fw-int8", "whisper.cpp"],
+                          False, "default"))
+
+    def test_lists(self):
+        args = cli.parser().parse_args(["--engines", "aural,fw-fp32", "--audio", "short", "--runs", "1", "--models",
+                                        "tiny.en", "--beams", "5", "--no-build", "--omp-wait", "passive"])
+        self.assertEqual((args.engines, args.models, args.beams, args.runs),
+                         (["aural", "fw-fp32"], ["tiny.en"], [5], 1))
+
+    def test_unknown_engine_or_beam_is_a_usage_error(self):
+        for argv in (["--engines", "aural,whisper"], ["--beams", "1,five"]):
+            with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
+                cli.parser().parse_args(argv)
+
+
+class PathTests(unittest.TestCase):
+    def test_defaults_under_the_cache_home(self):
+        p = Paths.from_environment("/repo", {"XDG_CACHE_HOME": "/xdg"})
+        self.assertEqual((p.models, p.cache, p.aural), ("/xdg/auralkit/models", "/xdg/auralkit/bench",
+                                                        "/repo/.build/release/aural"))
+        self.assertEqual(p.model("tiny.en"), "/xdg/auralkit/models/tiny.en")
+
+    def test_environment_overrides(self):
+        p = Paths.from_environment("/repo", {"AURALKIT_MODELS_DIR": "/m", "AURALKIT_BENCH_CACHE": "/b",
+                                             "AURAL_BIN": "/bin/aural"})
+        self.assertEqual((p.models, p.cache, p.aural), ("/m", "/b", "/bin/aural"))
+
+
+class ProcessTests(unittest.TestCase):
+    def test_peak_memory_from_a_gnu_time_report(self):
+        report = '\tCommand being timed: "aural"\n\tMaximum resident set size (kbytes): 327680\n\tExit status: 0\n'
+        self.assertEqual(process.peak_rss_mib(report), 320.0)
+        self.assertIsNone(process.peak_rss_mib("Command exited with non-zero status 1\n"))
+
+    def test_failure_note(self):
+        self.assertEqual(process.failure(1, "Usage: …\nerror: no such model\n"), "exit 1: error: no such model")
+        self.assertEqual(process.failure(139, ""), "exit 139")
+
+    def test_last_line(self):
+        self.assertEqual(process.last_line("a\nerror: model not found\n\n"), "error: model not found")
+        self.assertEqual(process.last_line(""), "")
+        self.assertEqual(process.last_line("x" * 200, limit=5), "xxxxx")
+
+
+if __name__ == "__main__":
+    unittest.main()
