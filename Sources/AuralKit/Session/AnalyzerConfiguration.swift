@@ -1,0 +1,53 @@
+import Foundation
+
+/// How the session schedules the engine and keeps its model, like AuralKit's `AnalyzerConfiguration` (which maps to
+/// Apple's `SpeechAnalyzer.Options` and `prepareToAnalyze`).
+public struct AnalyzerConfiguration: Equatable, Sendable {
+    /// The priority of the task that decodes audio. Default `.userInitiated`.
+    public var priority: TaskPriority
+    /// How long the loaded model stays in memory once the session stops. Default `.lingering`.
+    public var modelRetention: AnalyzerModelRetention
+    /// Whether `startTranscribing` loads the model and runs one warm-up decode before capture starts, so the first
+    /// result does not wait for the load. Default `true`.
+    /// - Note: with `true`, the session stays `.preparing` for the load (about a second for small models) but the
+    ///   first audio is decoded at once; with `false`, capture starts sooner and the first result comes later.
+    public var preparesAnalyzerBeforeStart: Bool
+
+    /// A configuration; every argument has the default documented on its property.
+    public init(
+        priority: TaskPriority = .userInitiated, modelRetention: AnalyzerModelRetention = .lingering,
+        preparesAnalyzerBeforeStart: Bool = true
+    ) {
+        self.priority = priority
+        self.modelRetention = modelRetention
+        self.preparesAnalyzerBeforeStart = preparesAnalyzerBeforeStart
+    }
+
+    /// `.userInitiated`, `.lingering`, prepared before start.
+    public static let `default` = AnalyzerConfiguration()
+}
+
+/// How long the session's model stays loaded once no session uses it.
+public enum AnalyzerModelRetention: Equatable, Sendable, CaseIterable {
+    /// Unloaded as soon as the last session using it stops.
+    case whileInUse
+    /// Kept for `AnalyzerModelRetention.lingerDuration` (60 seconds) after the last session stops, so that a
+    /// session started soon after loads nothing.
+    case lingering
+    /// Kept until the process ends.
+    case processLifetime
+}
+
+extension AnalyzerModelRetention {
+    /// How long `.lingering` keeps an unused model.
+    static let lingerDuration: Duration = .seconds(60)
+
+    /// The `ModelManager` retention that implements this one.
+    var modelRetention: ModelRetention {
+        switch self {
+        case .whileInUse: .whileInUse
+        case .lingering: .lingering(Self.lingerDuration)
+        case .processLifetime: .processLifetime
+        }
+    }
+}
