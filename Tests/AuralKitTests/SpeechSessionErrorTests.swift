@@ -9,6 +9,13 @@ private struct PlainError: Error, Sendable, CustomStringConvertible {
     var description: String { detail }
 }
 
+/// An `Equatable` error whose `==` ignores `note`, to tell `==` from a comparison of reflections.
+private struct LooseError: Error, Sendable, Equatable {
+    let id: Int
+    let note: String
+    static func == (lhs: LooseError, rhs: LooseError) -> Bool { lhs.id == rhs.id }
+}
+
 @Suite("SpeechSessionError")
 struct SpeechSessionErrorTests {
     static let file = URL(fileURLWithPath: "/tmp/missing.wav")
@@ -95,5 +102,12 @@ struct SpeechSessionErrorTests {
             SpeechSessionError.contextSetupFailed(PlainError(detail: "a"))
                 != .contextSetupFailed(PlainError(detail: "b")))
         #expect(SpeechSessionError.audioFileReadFailed(nil) != .audioFileReadFailed(Self.underlying))
+        #expect(
+            SpeechSessionError.contextSetupFailed(LooseError(id: 1, note: "a"))
+                == .contextSetupFailed(LooseError(id: 1, note: "b")),
+            "Equatable underlying errors compare with their own ==")
+        #expect(
+            SpeechSessionError.contextSetupFailed(LooseError(id: 1, note: "a"))
+                != .contextSetupFailed(PlainError(detail: "a")))
     }
 }
