@@ -23,10 +23,12 @@ let package = Package(
         .target(name: "AuralAudio", dependencies: ["CFFmpeg", "CPulse"]),
         .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio"]),
         .executableTarget(name: "aural", dependencies: ["AuralKit"]),
+        // The live transcription benchmark (scripts/live-bench).
+        .executableTarget(name: "aural-live-bench", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio"], path: "Sources/LiveBench"),
         .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio"], exclude: ["Golden"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio"]),
         // Helpers that more than one test target uses.
-        .target(name: "TestSupport", path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["AuralAudio"], path: "Tests/TestSupport"),
         .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "AuralCLITests", dependencies: ["aural", "TestSupport"], exclude: ["Snapshots"]),
     ],

@@ -4,8 +4,8 @@ import Testing
 @testable import AuralKit
 
 /// The README's examples that need only the result and error types, compiled against them. `startTranscribing()`
-/// is replaced by a stream built here; everything inside the loops is the README's code. Its `run.text` is written
-/// `text[run.range]` here: neither Apple's Foundation nor swift-foundation gives a run its text.
+/// is replaced by a stream built here; everything inside the loops is the README's code, `run.text` included (a run
+/// of a transcription carries its word, see `SpeechAttributes.RunTextAttribute`).
 @Suite("README types")
 struct ReadmeTypesTests {
     static func stream(
@@ -75,7 +75,7 @@ struct ReadmeTypesTests {
                 if let audioRange = run.audioTimeRange {
                     let startTime = audioRange.start.seconds
                     let endTime = audioRange.end.seconds
-                    lines.append("\(String(result.text[run.range].characters)): \(startTime)s - \(endTime)s")
+                    lines.append("\(run.text): \(startTime)s - \(endTime)s")
                 }
 
                 // Access confidence scores (0.0 to 1.0)

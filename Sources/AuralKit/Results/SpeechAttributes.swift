@@ -29,6 +29,18 @@ extension AttributeScopes {
             public static let name = "AuralKit.transcriptionConfidence"
         }
 
+        /// The text of the word a run was made for (what `run.text` returns). Every word of a result carries it, so
+        /// AuralKit's README code `run.text` compiles and prints the word.
+        public enum RunTextAttribute: CodableAttributedStringKey {
+            /// The value: the word as transcribed, with its leading space.
+            public typealias Value = String
+            /// The key's name in encoded attributed strings.
+            public static let name = "AuralKit.runText"
+        }
+
+        /// The word each run was made for (see `RunTextAttribute`).
+        public let runText: RunTextAttribute
+
         /// The span of the session's audio in which the text it is attached to was heard (seconds from the start of
         /// the session's audio, at the session's 16 kHz timescale).
         /// - Tip: `AttributedString.rangeOfAudioTimeRangeAttributes(intersecting:)` finds the text heard in a range.
@@ -46,6 +58,12 @@ extension AttributeDynamicLookup {
     public subscript<T: AttributedStringKey>(dynamicMember keyPath: KeyPath<AttributeScopes.SpeechAttributes, T>) -> T {
         self[T.self]
     }
+}
+
+extension AttributedString.Runs.Run {
+    /// The word this run of a transcription holds, as AuralKit's README reads it (`run.text`); empty for runs of
+    /// text that did not come from a transcription.
+    public var text: String { self[AttributeScopes.SpeechAttributes.RunTextAttribute.self] ?? "" }
 }
 
 extension AttributedString {

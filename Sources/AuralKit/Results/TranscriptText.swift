@@ -16,15 +16,17 @@ struct TimedWord: Sendable, Hashable {
 enum TranscriptText {
     /// The text of `words` concatenated exactly (leading spaces kept), one run per word carrying the attributes
     /// `options` asks for: `audioTimeRange` (start and end rounded to the nearest 16 kHz sample; an end before the
-    /// start is taken as the start) and `transcriptionConfidence` (clamped to 0…1). Adjacent words whose attributes
-    /// are equal (always the case with no options) merge into one run, as `AttributedString` does.
+    /// start is taken as the start) and `transcriptionConfidence` (clamped to 0…1). Every run also carries its word's
+    /// text (`run.text`), so each word is a run of its own.
     /// - Parameter etiquette: mask expletives (`TranscriptionOption.etiquetteReplacements`).
     static func attributed(
         _ words: [TimedWord], options: Set<SpeechTranscriber.ResultAttributeOption>, etiquette: Bool
     ) -> AttributedString {
         var text = AttributedString()
         for word in words {
-            var piece = AttributedString(etiquette ? Etiquette.masked(word.text) : word.text)
+            let shown = etiquette ? Etiquette.masked(word.text) : word.text
+            var piece = AttributedString(shown)
+            piece[AttributeScopes.SpeechAttributes.RunTextAttribute.self] = shown
             if options.contains(.audioTimeRange) {
                 let start = CMTime(seconds: word.start, preferredTimescale: Int32(CMTime.samplesPerSecond))
                 let end = CMTime(seconds: word.end, preferredTimescale: Int32(CMTime.samplesPerSecond))

@@ -1,0 +1,170 @@
+import AuralAudio
+import Foundation
+import Synchronization
+
+/// One `startTranscribing` call: its stream's continuation, the audio source and the capture loop, with stop,
+/// pause, resume and cancel. Lives until the stream ends.
+final class SessionRun: Sendable {
+    let continuation: AsyncThrowingStream<SpeechTranscriber.Result, Error>.Continuation
+    private let makeSource: @Sendable () -> any AudioSource
+    /// The task that drives the run (prepare, capture, flush); set once by the session.
+    nonisolated(unsafe) var task: Task<Void, Never>?
+
+    private struct State {
+        var source: (any AudioSource)?
+        var stopRequested = false
+        var pauseRequested = false
+        var cancelled = false
+        /// The capture loop waits here while paused.
+        var resumeWaiter: CheckedContinuation<Bool, Never>?
+        /// `pause()` waits here until the flush of the paused audio is delivered.
+        var pauseWaiters: [CheckedContinuation<Void, Never>] = []
+        /// `resume()` waits here until capture restarted (or failed).
+        var resumeResult: CheckedContinuation<Void, Error>?
+        var worker: InferenceThread?
+    }
+
+    private let state = Mutex(State())
+
+    init(continuation: AsyncThrowingStream<SpeechTranscriber.Result, Error>.Continuation, makeSource: @escaping @Sendable () -> any AudioSource) {
+        self.continuation = continuation
+        self.makeSource = makeSource
+    }
+
+    /// Captures until stopped or cancelled, feeding `worker`; pauses flush and wait for `resume()`. Returns when
+    /// capture has ended for good; throws the source's error (after flushing what was captured).
+    func capture(into worker: InferenceThread, onStarted: @escaping @MainActor () -> Void) async throws {
+        state.withLock { $0.worker = worker }
+        while true {
+            if state.withLock({ $0.stopRequested || $0.cancelled }) { return }
+            let source = makeSource()
+            let buffers: AsyncThrowingStream<AudioBuffer, Error>
+            do {
+                buffers = try source.start()
+            } catch {
+                failResume(error)
+                throw error
+            }
+            let stopNow = state.withLock { state -> Bool in
+                state.source = source
+                return state.stopRequested || state.cancelled || state.pauseRequested
+            }
+            if stopNow { source.stop() }
+            await onStarted()
+            succeedResume()
+            var failure: (any Error)?
+            do {
+                try await Self.feed(buffers, to: worker)
+            } catch {
+                failure = error
+            }
+            source.stop()
+            state.withLock { $0.source = nil }
+            if let failure {
+                await worker.flush()
+                throw failure
+            }
+            // The source ended: a stop, a pause, a cancel, or the end of a finite source.
+            let paused = state.withLock { $0.pauseRequested && !$0.stopRequested && !$0.cancelled }
+            guard paused else { return }
+            await worker.flush()
+            let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                defer { state.pauseWaiters = [] }
+                return state.pauseWaiters
+            }
+            for waiter in waiters { waiter.resume() }
+            let resumed = await withCheckedContinuation { continuation in
+                let immediate = state.withLock { state -> Bool? in
+                    if state.stopRequested || state.cancelled { return false }
+                    if !state.pauseRequested { return true }
+                    state.resumeWaiter = continuation
+                    return nil
+                }
+                if let immediate { continuation.resume(returning: immediate) }
+            }
+            if !resumed { return }
+        }
+    }
+
+    /// Converts each buffer to 16 kHz mono and hands it to the worker, off the main actor.
+    private static func feed(_ buffers: AsyncThrowingStream<AudioBuffer, Error>, to worker: InferenceThread) async throws {
+        let converter = BufferConverter()
+        for try await buffer in buffers {
+            if buffer.format == .whisper {
+                worker.append(buffer.samples)
+            } else {
+                worker.append(try converter.convert(buffer))
+            }
+        }
+        worker.append(converter.flush())
+    }
+
+    /// Ends capture; the session then flushes and finishes the stream.
+    func requestStop() {
+        let (source, waiter) = state.withLock { state in
+            state.stopRequested = true
+            defer { state.resumeWaiter = nil }
+            return (state.source, state.resumeWaiter)
+        }
+        source?.stop()
+        waiter?.resume(returning: false)
+    }
+
+    /// Stops capture and returns once what was captured is delivered as final.
+    func pause() async {
+        await withCheckedContinuation { continuation in
+            let source = state.withLock { state -> (any AudioSource)? in
+                state.pauseRequested = true
+                state.pauseWaiters.append(continuation)
+                return state.source
+            }
+            source?.stop()
+        }
+    }
+
+    /// Restarts capture; throws when the source cannot start again.
+    func resume() async throws {
+        try await withCheckedThrowingContinuation { (continuation: CheckedContinuation<Void, Error>) in
+            let waiter = state.withLock { state in
+                state.pauseRequested = false
+                state.resumeResult = continuation
+                defer { state.resumeWaiter = nil }
+                return state.resumeWaiter
+            }
+            waiter?.resume(returning: true)
+        }
+    }
+
+    /// The consumer went away: stop capture and decoding without delivering more.
+    func cancel() {
+        let (source, waiter, worker, pauseWaiters) = state.withLock { state in
+            state.cancelled = true
+            defer {
+                state.resumeWaiter = nil
+                state.pauseWaiters = []
+            }
+            return (state.source, state.resumeWaiter, state.worker, state.pauseWaiters)
+        }
+        source?.stop()
+        worker?.cancel()
+        waiter?.resume(returning: false)
+        for waiter in pauseWaiters { waiter.resume() }
+        task?.cancel()
+    }
+
+    private func succeedResume() {
+        let waiter = state.withLock { state in
+            defer { state.resumeResult = nil }
+            return state.resumeResult
+        }
+        waiter?.resume()
+    }
+
+    private func failResume(_ error: any Error) {
+        let waiter = state.withLock { state in
+            defer { state.resumeResult = nil }
+            return state.resumeResult
+        }
+        waiter?.resume(throwing: SpeechSessionError.from(error))
+    }
+}

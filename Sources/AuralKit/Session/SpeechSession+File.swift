@@ -1,0 +1,155 @@
+import AuralAudio
+import AuralWhisper
+import Foundation
+
+/// Limits on a file transcription, as in AuralKit.
+public struct FileTranscriptionOptions: Sendable {
+    /// Words and names to expect (they prompt the decoder).
+    public var contextualStrings: [AnalysisContext.ContextualStringsTag: [String]]?
+    /// The longest audio accepted, in seconds; nil accepts any length.
+    public var maxDuration: TimeInterval?
+    /// Folders the file must lie in (after resolving symbolic links). Empty: the working directory, the home
+    /// directory and the temporary directory.
+    public var allowedDirectories: [URL]
+
+    public init(
+        contextualStrings: [AnalysisContext.ContextualStringsTag: [String]]? = nil, maxDuration: TimeInterval? = nil,
+        allowedDirectories: [URL]? = nil
+    ) {
+        self.contextualStrings = contextualStrings
+        self.maxDuration = maxDuration
+        self.allowedDirectories = allowedDirectories ?? []
+    }
+
+    /// The folders a file may come from when `allowedDirectories` is empty.
+    static var defaultDirectories: [URL] {
+        var folders = [URL(fileURLWithPath: FileManager.default.currentDirectoryPath), FileManager.default.homeDirectoryForCurrentUser]
+        folders.append(FileManager.default.temporaryDirectory)
+        return folders
+    }
+}
+
+extension SpeechSession {
+    /// Transcribes an audio or video file (anything FFmpeg's libraries read) as fast as the machine allows, and
+    /// streams the results: each segment as a final result with word times, in order. `progressHandler` gets the
+    /// fraction of the audio done, from 0 to 1.
+    ///
+    /// The file is transcribed whole, with the accuracy of offline transcription (30-second windows, temperature
+    /// fallback, previous-text conditioning), not through the live policy.
+    public func streamTranscription(
+        from audioFile: URL, options: FileTranscriptionOptions = FileTranscriptionOptions(),
+        progressHandler: (@Sendable (Double) -> Void)? = nil
+    ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
+        let (stream, continuation) = AsyncThrowingStream<SpeechTranscriber.Result, Error>.makeStream()
+        guard current == nil, status == .idle else {
+            continuation.finish(throwing: SpeechSessionError.recognitionStreamSetupFailed)
+            return stream
+        }
+        status = .preparing
+        let run = SessionRun(continuation: continuation, makeSource: { FileSource(url: audioFile) })
+        current = run
+        let task = Task(priority: analyzerConfiguration.priority) { [self] in
+            await transcribeFile(audioFile, options: options, run: run, progressHandler: progressHandler)
+        }
+        run.task = task
+        continuation.onTermination = { [weak run] termination in
+            guard case .cancelled = termination else { return }
+            run?.cancel()
+        }
+        return stream
+    }
+
+    /// Transcribes a file and returns its final results once done (see `streamTranscription(from:options:progressHandler:)`).
+    public func transcribe(
+        audioFile: URL, options: FileTranscriptionOptions = FileTranscriptionOptions(),
+        progressHandler: (@Sendable (Double) -> Void)? = nil
+    ) async throws -> [SpeechTranscriber.Result] {
+        var results: [SpeechTranscriber.Result] = []
+        for try await result in streamTranscription(from: audioFile, options: options, progressHandler: progressHandler)
+        where result.isFinal {
+            results.append(result)
+        }
+        return results
+    }
+
+    private func transcribeFile(
+        _ url: URL, options: FileTranscriptionOptions, run: SessionRun, progressHandler: (@Sendable (Double) -> Void)?
+    ) async {
+        var loaded: LoadedModel?
+        do {
+            try Self.validate(url, options: options)
+            let model = try await prepareModel()
+            loaded = model
+            if current === run { status = .transcribing }
+            var decoding = DecodingOptions(language: model.language, wordTimestamps: true)
+            decoding.initialPrompt = options.contextualStrings.flatMap { AnalysisContext.initialPrompt(from: $0) }
+            if reportingOptions.contains(.alternativeTranscriptions) { decoding.beamSize = max(decoding.beamSize, 2) }
+            let transcriber = Transcriber(model: model.model)
+            let attributes = attributeOptions
+            let etiquette = transcriptionOptions.contains(.etiquetteReplacements)
+            var finalized = CMTime.zero
+            var first = true
+            let events = transcriber.events(reading: { try AudioFileSamples(url: url) }, options: decoding)
+            for try await event in events {
+                switch event {
+                case .info: break
+                case .progress(let fraction): progressHandler?(fraction)
+                case .segment(let segment):
+                    var words: [TimedWord] = (segment.words ?? []).map { (word: WordTiming) in
+                        TimedWord(text: word.word, start: word.start, end: word.end, confidence: word.probability)
+                    }
+                    if first, !words.isEmpty {
+                        words[0].text = String(words[0].text.drop(while: { $0 == " " }))
+                        first = false
+                    }
+                    guard !words.isEmpty else { continue }
+                    let text = TranscriptText.attributed(words, options: attributes, etiquette: etiquette)
+                    let start = CMTime(seconds: segment.start, preferredTimescale: 16_000)
+                    let end = max(CMTime(seconds: segment.end, preferredTimescale: 16_000), start)
+                    finalized = max(finalized, end)
+                    run.continuation.yield(SpeechTranscriber.Result(
+                        alternatives: [text], range: CMTimeRange(start: start, end: end), resultsFinalizationTime: finalized))
+                }
+            }
+            progressHandler?(1)
+            run.continuation.finish()
+        } catch {
+            run.continuation.finish(throwing: SpeechSessionError.from(error, locale: locale))
+        }
+        if let loaded { await release(loaded) }
+        if current === run {
+            current = nil
+            status = .idle
+        }
+    }
+
+    /// AuralKit's checks, in its order: a file URL, that exists, inside the allowed folders, that opens as audio, of
+    /// non-zero length, no longer than the maximum. Returns the duration in seconds when the file states it.
+    @discardableResult
+    nonisolated static func validate(_ url: URL, options: FileTranscriptionOptions) throws -> TimeInterval? {
+        guard url.isFileURL else { throw SpeechSessionError.audioFileInvalidURL(url) }
+        guard FileManager.default.fileExists(atPath: url.path) else { throw SpeechSessionError.audioFileNotFound(url) }
+        let resolved = url.resolvingSymlinksInPath().standardizedFileURL.path
+        let folders = options.allowedDirectories.isEmpty ? FileTranscriptionOptions.defaultDirectories : options.allowedDirectories
+        let inside = folders.contains { folder in
+            let base = folder.resolvingSymlinksInPath().standardizedFileURL.path
+            return resolved == base || resolved.hasPrefix(base.hasSuffix("/") ? base : base + "/")
+        }
+        guard inside else { throw SpeechSessionError.audioFileOutsideAllowedDirectories(url) }
+        let reader: AudioFileReader
+        do {
+            reader = try AudioFileReader(url: url)
+        } catch let error as AudioSourceError {
+            switch error {
+            case .notAudio, .noAudioTrack, .unsupportedCodec, .unsupportedEncoding, .emptyFile:
+                throw SpeechSessionError.audioFileUnsupportedFormat(error.failureReason ?? error.localizedDescription)
+            default:
+                throw SpeechSessionError.audioFileReadFailed(error)
+            }
+        }
+        if let maximum = options.maxDuration, let duration = reader.duration, duration > maximum {
+            throw SpeechSessionError.audioFileTooLong(maximum: maximum, actual: duration)
+        }
+        return reader.duration
+    }
+}

@@ -1,0 +1,322 @@
+import AuralAudio
+import AuralWhisper
+import Foundation
+
+/// Live speech to text: microphone (or any audio source) in, volatile and final results out.
+///
+/// ```swift
+/// let session = SpeechSession(locale: Locale(identifier: "en-US"))
+/// for try await result in session.startTranscribing() {
+///     if result.isFinal {
+///         print("Final:", String(result.text.characters))
+///     } else {
+///         print("Partial:", String(result.text.characters))
+///     }
+/// }
+/// ```
+///
+/// Volatile results well up while someone speaks and are replaced wholesale by the next one; final results only
+/// accumulate: a final is never revised, repeated or reordered, and the finals of a session concatenated are its whole
+/// transcript. `stopTranscribing()` decodes the audio already captured and delivers it as final before the stream
+/// ends, so nothing said before the stop is lost.
+///
+/// Isolation: like AuralKit, the session is `@MainActor`, so a UI reads `status` and calls `startTranscribing()`
+/// synchronously, and code written for AuralKit compiles unchanged. It never computes there: the model runs on a
+/// thread of its own and capture on libpulse's threads, so a command-line program or server whose main actor is only
+/// its `async main` loses nothing by it (the main actor exists without a run loop under `async main`).
+@MainActor
+public final class SpeechSession {
+    /// Priority, model retention and preheating (AuralKit names it `SpeechSession.AnalyzerConfiguration`).
+    public typealias AnalyzerConfiguration = AuralKit.AnalyzerConfiguration
+    /// How long a loaded model is kept (AuralKit's `SpeechSession.AnalyzerModelRetention`).
+    public typealias AnalyzerModelRetention = AuralKit.AnalyzerModelRetention
+    /// Where audio comes from (AuralKit's `SpeechSession.InputProviderPreference`).
+    public typealias InputProviderPreference = AuralKit.InputProviderPreference
+    /// Logging levels (AuralKit's `SpeechSession.LogLevel`).
+    public typealias LogLevel = AuralKit.LogLevel
+
+    /// Lifecycle states, in the order a session goes through them.
+    public enum Status: Equatable, Sendable {
+        /// Not transcribing; `startTranscribing()` may be called.
+        case idle
+        /// Finding, installing or loading the model and opening the audio input.
+        case preparing
+        /// Capturing and transcribing.
+        case transcribing
+        /// Capture stopped by `pauseTranscribing()`; the model stays loaded.
+        case paused
+        /// Delivering the last results after `stopTranscribing()`.
+        case stopping
+    }
+
+    /// The reporting options AuralKit uses when no preset is given: volatile results and alternatives.
+    public static let defaultReportingOptions: Set<SpeechTranscriber.ReportingOption> = [.volatileResults, .alternativeTranscriptions]
+    /// The attribute options AuralKit uses when no preset is given: word times and confidences.
+    public static let defaultAttributeOptions: Set<SpeechTranscriber.ResultAttributeOption> = [.audioTimeRange, .transcriptionConfidence]
+    /// How much the session logs to standard error, for every session.
+    public nonisolated(unsafe) static var logging: LogLevel = .off
+
+    /// The language to transcribe.
+    public let locale: Locale
+    /// The preset that chose the options, if one was given.
+    public let preset: SpeechTranscriber.Preset?
+    /// Whether volatile results, alternatives and fast results are reported.
+    public let reportingOptions: Set<SpeechTranscriber.ReportingOption>
+    /// Which attributes the runs of a result's text carry.
+    public let attributeOptions: Set<SpeechTranscriber.ResultAttributeOption>
+    /// Text transformations (etiquette replacements).
+    public let transcriptionOptions: Set<SpeechTranscriber.TranscriptionOption>
+    /// Task priority, model retention and preheating.
+    public let analyzerConfiguration: AnalyzerConfiguration
+    /// Where models are found and installed.
+    public let modelManager: ModelManager
+    /// A model to use instead of the one chosen for the locale: an installed model's name or a model folder's path.
+    public let modelName: String?
+
+    /// The current state; `statusStream` reports each change.
+    public internal(set) var status: Status = .idle {
+        didSet { if status != oldValue { statusBroadcaster.yield(status) } }
+    }
+
+    let statusBroadcaster = Broadcaster<Status>(initial: .idle)
+    var downloadProgress: Progress?
+    var current: SessionRun?
+
+    /// A session for `locale`. `preset`, when given, sets the three option sets; otherwise `reportingOptions` and
+    /// `attributeOptions` apply (AuralKit's defaults: volatile results and alternatives; word times and confidences).
+    ///
+    /// - Parameters:
+    ///   - inputProviderPreference: accepted for source compatibility; both values capture through PulseAudio.
+    ///   - modelManager: where models are found and installed (`ModelManager.shared` by default).
+    ///   - model: a model name or folder to use instead of the locale's default.
+    public init(
+        locale: Locale = .current,
+        preset: SpeechTranscriber.Preset? = nil,
+        reportingOptions: Set<SpeechTranscriber.ReportingOption> = defaultReportingOptions,
+        attributeOptions: Set<SpeechTranscriber.ResultAttributeOption> = defaultAttributeOptions,
+        inputProviderPreference: InputProviderPreference = .automatic,
+        analyzerConfiguration: AnalyzerConfiguration = .default,
+        modelManager: ModelManager = .shared,
+        model: String? = nil
+    ) {
+        self.locale = locale
+        self.preset = preset
+        self.reportingOptions = preset?.reportingOptions ?? reportingOptions
+        self.attributeOptions = preset?.attributeOptions ?? attributeOptions
+        self.transcriptionOptions = preset?.transcriptionOptions ?? []
+        self.analyzerConfiguration = analyzerConfiguration
+        self.modelManager = modelManager
+        self.modelName = model
+    }
+
+    /// Every status change, starting with the current status. Any number of tasks may listen.
+    public var statusStream: AsyncStream<Status> { statusBroadcaster.stream(current: status) }
+
+    /// The model download in progress while the session prepares, else nil.
+    public var modelDownloadProgress: Progress? {
+        get async { downloadProgress }
+    }
+
+    /// The default input device, first as it is now, then at every change (nil when no input exists or no sound
+    /// server answers). Each call starts its own subscription.
+    public var audioInputConfigurationStream: AsyncStream<AudioInputInfo?> {
+        AsyncStream { continuation in
+            let monitor = DeviceMonitor()
+            let task = Task.detached {
+                do {
+                    for try await info in try monitor.start() { continuation.yield(info) }
+                } catch {
+                    continuation.yield(nil)
+                }
+                continuation.finish()
+            }
+            continuation.onTermination = { _ in
+                monitor.stop()
+                task.cancel()
+            }
+        }
+    }
+
+    /// What this machine supports: locales, installed models, the engine's CPU path.
+    public nonisolated static func deviceCapabilities() async -> DeviceCapabilities {
+        await ModelManager.shared.deviceCapabilities()
+    }
+
+    // MARK: - Starting
+
+    /// Transcribes the default input (microphone), following a change of the default input. Returns at once; the
+    /// stream yields results until `stopTranscribing()` (after the last words are flushed) or an error.
+    /// - Parameter contextualStrings: words and names to expect (they prompt the decoder).
+    public func startTranscribing(
+        contextualStrings: [AnalysisContext.ContextualStringsTag: [String]]? = nil
+    ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
+        start(source: { PulseMicrophoneSource() }, contextualStrings: contextualStrings)
+    }
+
+    /// `startTranscribing(contextualStrings:)` with the strings under `.general`.
+    public func startTranscribing(contextualStrings: [String]) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
+        startTranscribing(contextualStrings: [.general: contextualStrings])
+    }
+
+    /// Transcribes any audio source (a named microphone, a file played in real time, buffers in a test); its buffers
+    /// are converted to 16 kHz mono. Pausing stops the source; resuming calls `start()` on it again.
+    public func startTranscribing(
+        from source: any AudioSource, contextualStrings: [AnalysisContext.ContextualStringsTag: [String]]? = nil
+    ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
+        start(source: { source }, contextualStrings: contextualStrings)
+    }
+
+    /// Transcribes what the machine plays (Linux's counterpart of screen-capture audio): the default output, one
+    /// output, or one application, optionally without this process's own sound.
+    public func startTranscribingSystemAudio(
+        options: SystemAudioTranscriptionOptions = SystemAudioTranscriptionOptions(),
+        contextualStrings: [String]? = nil
+    ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
+        start(
+            source: { PulseSystemAudioSource(target: options.target, excludesCurrentProcessAudio: options.excludesCurrentProcessAudio) },
+            contextualStrings: contextualStrings.map { [.general: $0] })
+    }
+
+    // MARK: - Control
+
+    /// Stops capture, delivers the results of the audio already captured as final, and ends the stream; returns
+    /// once it has ended. Safe to call when idle.
+    public func stopTranscribing() async {
+        guard let run = current else { return }
+        if status != .stopping { status = .stopping }
+        run.requestStop()
+        await run.task?.value
+    }
+
+    /// Stops capture and delivers what was said as final; the model stays loaded and the stream open. Only from
+    /// `.transcribing`.
+    public func pauseTranscribing() async {
+        guard status == .transcribing, let run = current else { return }
+        await run.pause()
+        if current === run, status == .transcribing { status = .paused }
+    }
+
+    /// Starts capture again on the same stream; times continue from where they were. Only from `.paused`.
+    /// - Throws: the `SpeechSessionError` that ended the session when capture cannot restart (the stream ends with
+    ///   it too).
+    public func resumeTranscribing() async throws {
+        guard status == .paused, let run = current else { return }
+        try await run.resume()
+        if current === run, status == .paused { status = .transcribing }
+    }
+
+    // MARK: - The run
+
+    private func start(
+        source makeSource: @escaping @Sendable () -> any AudioSource,
+        contextualStrings: [AnalysisContext.ContextualStringsTag: [String]]?
+    ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
+        let (stream, continuation) = AsyncThrowingStream<SpeechTranscriber.Result, Error>.makeStream()
+        guard current == nil, status == .idle else {
+            continuation.finish(throwing: SpeechSessionError.recognitionStreamSetupFailed)
+            return stream
+        }
+        status = .preparing
+        let run = SessionRun(continuation: continuation, makeSource: makeSource)
+        current = run
+        continuation.onTermination = { [weak run] termination in
+            guard case .cancelled = termination, let run else { return }
+            run.cancel()
+        }
+        let prompt = contextualStrings.flatMap { AnalysisContext.initialPrompt(from: $0) }
+        run.task = Task(priority: analyzerConfiguration.priority) { [self] in
+            await live(run, prompt: prompt)
+        }
+        return stream
+    }
+
+    private func live(_ run: SessionRun, prompt: String?) async {
+        var loaded: LoadedModel?
+        do {
+            let model = try await prepareModel()
+            loaded = model
+            let cadence = reportingOptions.contains(.fastResults) ? 0.5 : 0.5
+            var options = DecodingOptions(
+                language: model.language, temperatures: [0], beamSize: reportingOptions.contains(.alternativeTranscriptions) ? 2 : 1,
+                conditionOnPreviousText: true)
+            options.maxNewTokens = 96
+            let transcription = StreamingTranscription(
+                decoder: WindowDecoder(model: model.model), language: model.language,
+                configuration: .init(options: options, contextPrompt: prompt))
+            let delivery = ResultDelivery(
+                assembler: ResultAssembler(
+                    reportingOptions: reportingOptions, attributeOptions: attributeOptions,
+                    etiquette: transcriptionOptions.contains(.etiquetteReplacements)),
+                continuation: run.continuation)
+            let worker = InferenceThread(transcription: transcription, cadence: cadence) { delivery.deliver($0) }
+            try await run.capture(into: worker, onStarted: { [weak self] in
+                guard let self, self.current === run, self.status == .preparing || self.status == .paused else { return }
+                self.status = .transcribing
+            })
+            try await worker.finish()
+            run.continuation.finish()
+        } catch {
+            run.continuation.finish(throwing: SpeechSessionError.from(error, locale: locale))
+        }
+        if let loaded { await release(loaded) }
+        if current === run {
+            current = nil
+            status = .idle
+        }
+    }
+
+    /// A model ready to run, with what must be given back when the session ends.
+    struct LoadedModel: Sendable {
+        let model: WhisperModel
+        let name: String
+        let language: String
+        let reservation: ModelReservation?
+    }
+
+    /// Finds the locale's model (installing it with `modelDownloadProgress` set when it is missing), reserves the
+    /// locale and loads the model.
+    func prepareModel() async throws -> LoadedModel {
+        let manager = modelManager
+        guard let language = ModelCatalog.whisperLanguage(for: locale) else {
+            throw SpeechSessionError.unsupportedLocale(locale)
+        }
+        let name: String
+        if let modelName {
+            name = modelName
+        } else {
+            name = try await manager.model(for: locale).name
+            if let request = try await manager.installationRequest(for: name) {
+                downloadProgress = request.progress
+                defer { downloadProgress = nil }
+                try await request.downloadAndInstall()
+            }
+        }
+        let reservation = modelName == nil ? try await manager.reserve(locale: locale) : nil
+        do {
+            let model = try await manager.acquireModel(named: name, retention: analyzerConfiguration.modelRetention.modelRetention)
+            if !model.languages.contains(language) { throw SpeechSessionError.unsupportedLocale(locale) }
+            return LoadedModel(model: model, name: name, language: language, reservation: reservation)
+        } catch {
+            if let reservation { await manager.release(reservation) }
+            throw error
+        }
+    }
+
+    func release(_ loaded: LoadedModel) async {
+        await modelManager.relinquishModel(named: loaded.name)
+        if let reservation = loaded.reservation { await modelManager.release(reservation) }
+    }
+}
+
+/// What `startTranscribingSystemAudio(options:contextualStrings:)` captures.
+public struct SystemAudioTranscriptionOptions: Sendable, Hashable {
+    /// The default output, a named output, or one application's playback.
+    public var target: PulseSystemAudioSource.Target
+    /// Whether this process's own playback is left out.
+    public var excludesCurrentProcessAudio: Bool
+
+    public init(target: PulseSystemAudioSource.Target = .defaultOutput, excludesCurrentProcessAudio: Bool = false) {
+        self.target = target
+        self.excludesCurrentProcessAudio = excludesCurrentProcessAudio
+    }
+}

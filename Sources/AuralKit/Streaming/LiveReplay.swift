@@ -1,0 +1,72 @@
+import AuralWhisper
+import Foundation
+
+/// Replays recorded audio through the live streaming policy, for benchmarks and tests: chunks of `cadence` seconds
+/// are appended one by one and each is followed by an update, then a flush, all on the calling thread.
+///
+/// This is the computation-unaware replay of whisper_streaming's evaluation: the chunking does not depend on how
+/// long decodes take, so the text is the same on every run and every machine of the same CPU kind. Each event still
+/// records the decode's measured compute time, and its `emissionTime` adds it to the audio time, the estimate a live
+/// session on this machine would show when decodes are shorter than the cadence.
+@_spi(Benchmark)
+public struct LiveReplay: Sendable {
+    /// One update as a display would show it.
+    public struct Event: Sendable {
+        /// Seconds of audio received when the update's decode started.
+        public var audioTime: Double
+        /// `audioTime` plus the decode's compute time: when the update would reach the screen.
+        public var emissionTime: Double
+        /// Seconds the decode took.
+        public var computeSeconds: Double
+        /// Words that became final, with their times in the audio.
+        public var committed: [(text: String, start: Double, end: Double)]
+        /// The volatile words shown after all finals.
+        public var volatile: [String]
+        /// Whether this was the closing flush.
+        public var isFlush: Bool
+    }
+
+    /// The model the replay runs.
+    public let model: WhisperModel
+    /// Seconds of audio between updates.
+    public let cadence: Double
+    /// Decoding options of each update (the language among them).
+    public let options: DecodingOptions
+    /// Seconds of audio kept for re-decoding before the buffer is trimmed at a committed word.
+    public let maxBufferSeconds: Double
+
+    public init(
+        model: WhisperModel, cadence: Double = 0.5, maxBufferSeconds: Double = 15,
+        options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 1)
+    ) {
+        self.model = model
+        self.cadence = cadence
+        self.maxBufferSeconds = maxBufferSeconds
+        self.options = options
+    }
+
+    /// Replays 16 kHz mono `samples` and returns every update, the flush last.
+    public func run(_ samples: [Float]) throws -> [Event] {
+        let language = options.language ?? "en"
+        let transcription = StreamingTranscription(
+            decoder: WindowDecoder(model: model), language: language, configuration: .init(options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds))
+        let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
+        var events: [Event] = []
+        var position = 0
+        func record(_ update: StreamingTranscription.Update) {
+            events.append(Event(
+                audioTime: update.audioTime, emissionTime: update.audioTime + update.computeSeconds,
+                computeSeconds: update.computeSeconds,
+                committed: update.committed.map { ($0.text, $0.start, $0.end) }, volatile: update.volatile.map(\.text),
+                isFlush: update.isFinal))
+        }
+        while position < samples.count {
+            let end = min(samples.count, position + chunk)
+            transcription.append(Array(samples[position..<end]))
+            position = end
+            if let update = try transcription.update(final: false) { record(update) }
+        }
+        if let update = try transcription.update(final: true) { record(update) }
+        return events
+    }
+}

@@ -1,0 +1,30 @@
+import Foundation
+
+/// The commit rule of whisper_streaming (Macháček et al. 2023, `HypothesisBuffer.flush`): a word becomes final once
+/// two consecutive decodes of the growing buffer agree on it and on every word before it.
+///
+/// The policy sees only hypotheses, the words each decode found after the text already committed, so it is tested
+/// without a model. Words compare by their text with surrounding spaces removed; case and punctuation count, so
+/// "Hello," and "Hello." do not agree.
+struct LocalAgreement: Sendable {
+    /// The words of the last hypothesis that were not committed, which the next hypothesis must repeat.
+    private(set) var previous: [TimedWord] = []
+
+    /// Commits the longest common prefix of `hypothesis` and the previous hypothesis, and keeps the rest for the
+    /// next comparison. Times and confidences come from `hypothesis`, the later decode.
+    mutating func agree(on hypothesis: [TimedWord]) -> (committed: [TimedWord], pending: [TimedWord]) {
+        var count = 0
+        while count < hypothesis.count, count < previous.count, Self.same(hypothesis[count], previous[count]) { count += 1 }
+        let committed = Array(hypothesis[..<count])
+        let pending = Array(hypothesis[count...])
+        previous = pending
+        return (committed, pending)
+    }
+
+    /// Forgets the previous hypothesis (after a flush, or when the audio it described was dropped).
+    mutating func reset() { previous = [] }
+
+    static func same(_ a: TimedWord, _ b: TimedWord) -> Bool {
+        a.text.trimmingCharacters(in: .whitespaces) == b.text.trimmingCharacters(in: .whitespaces)
+    }
+}

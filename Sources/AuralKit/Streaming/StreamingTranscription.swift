@@ -1,0 +1,280 @@
+import AuralWhisper
+import Foundation
+
+/// Live transcription of a growing stream of 16 kHz mono audio: the streaming policy over `WindowDecoder`.
+///
+/// Each `update` re-decodes the audio buffer (everything since the last trim, at most `maxBufferSeconds`) in one
+/// window. The words committed so far that still lie in the buffer are forced as the decode's prefix, and the words
+/// committed before the buffer condition it as previous text, so a decode only has to find what comes next. The new
+/// words go through `LocalAgreement`: those two consecutive decodes agree on become final, the rest are volatile and
+/// are replaced by the next update. A flush (`update(final: true)`) commits every word of one last decode, so audio
+/// received before a stop, a pause or the end of a file is never lost.
+///
+/// Not thread-safe: one owner calls `append` and `update` (the session's inference thread, or a replay harness).
+final class StreamingTranscription {
+    /// How a live decode runs.
+    struct Configuration: Sendable {
+        /// Decoding options of every update (language, beam size, thresholds); word timestamps and the timestamp-free
+        /// prompt are forced on.
+        var options: DecodingOptions
+        /// Initial prompt from contextual strings, before any committed text.
+        var contextPrompt: String?
+        /// Audio kept for re-decoding before the buffer is trimmed at a committed word, in seconds.
+        var maxBufferSeconds: Double = defaultMaxBufferSeconds
+        /// The default of `maxBufferSeconds`.
+        static let defaultMaxBufferSeconds = 15.0
+        /// Seconds of audio before the first decode of a buffer (Whisper is poor on less than a second).
+        var minimumDecodeSeconds: Double = 1.0
+        /// Committed text before the buffer that conditions the decoder, in characters (whisper_streaming keeps 200).
+        var promptCharacters: Int = 200
+        /// A buffer quieter than this RMS in every 100 ms frame is not decoded.
+        var silenceRMS: Double = 0.003
+    }
+
+    /// What one update produced: newly final words, the volatile words that replace the last ones, and timing.
+    struct Update: Sendable {
+        /// Words that became final with this update, in order; never revised.
+        var committed: [TimedWord]
+        /// The words after them that are still volatile (replaced wholesale by the next update).
+        var volatile: [TimedWord]
+        /// Session audio (seconds) that had been received when this update's decode started.
+        var audioTime: Double
+        /// Seconds the decode took.
+        var computeSeconds: Double
+        /// Whether this was a flush.
+        var isFinal: Bool
+        /// Alternatives of the committed text from beam search (first is the committed text), when asked for.
+        var alternatives: [String]
+    }
+
+    let decoder: WindowDecoder
+    let configuration: Configuration
+    private let language: String
+
+    /// Audio not yet dropped, from session sample `bufferStart` on.
+    private var buffer: [Float] = []
+    private var bufferStart = 0
+    /// Session samples received so far.
+    private(set) var receivedSamples = 0
+    /// Samples received when the last decode started.
+    private var decodedThrough = 0
+    /// Committed words that still lie in the buffer: forced as the prefix of each decode.
+    private var committedInBuffer: [TimedWord] = []
+    /// Committed text before the buffer: the decoder's previous text.
+    private var promptText = ""
+    private var agreement = LocalAgreement()
+    /// Whether anything has been committed in this session (the first final loses its leading space).
+    private var hasCommitted = false
+
+    init(decoder: WindowDecoder, language: String, configuration: Configuration) {
+        self.decoder = decoder
+        self.language = language
+        self.configuration = configuration
+        promptText = configuration.contextPrompt ?? ""
+    }
+
+    /// Seconds of session audio received.
+    var receivedSeconds: Double { Double(receivedSamples) / Double(WhisperTime.sampleRate) }
+
+    /// Seconds of audio received since the last decode.
+    var undecodedSeconds: Double { Double(receivedSamples - decodedThrough) / Double(WhisperTime.sampleRate) }
+
+    /// Adds audio that follows what was appended before.
+    func append(_ samples: [Float]) {
+        buffer += samples
+        receivedSamples += samples.count
+    }
+
+    /// Decodes the buffer and commits what the policy allows; with `final`, commits every word (a flush). Returns nil
+    /// when nothing was decoded (too little audio, or silence).
+    func update(final: Bool) throws -> Update? {
+        let started = Date()
+        let audioTime = receivedSeconds
+        decodedThrough = receivedSamples
+        let bufferSeconds = Double(buffer.count) / Double(WhisperTime.sampleRate)
+        if !final && bufferSeconds < configuration.minimumDecodeSeconds { return nil }
+        if buffer.isEmpty || isSilent(buffer) {
+            // Nothing to say: keep the last second (a word may be starting) and drop the rest.
+            let pending = agreement.previous
+            agreement.reset()
+            dropSilence()
+            if final && !pending.isEmpty { return commitAll(pending, audioTime: audioTime, started: started) }
+            return pending.isEmpty ? nil : Update(committed: [], volatile: [], audioTime: audioTime,
+                computeSeconds: Date().timeIntervalSince(started), isFinal: final, alternatives: [])
+        }
+        var samples = buffer
+        if final && bufferSeconds < configuration.minimumDecodeSeconds {
+            // Whisper hears a short final piece better with some silence after it.
+            samples += [Float](repeating: 0, count: Int(0.3 * Double(WhisperTime.sampleRate)))
+        }
+        let hypothesis = try decode(samples)
+        var result: Update
+        if final {
+            result = commitAll(hypothesis.words, audioTime: audioTime, started: started)
+            result.alternatives = hypothesis.alternatives
+        } else {
+            let (committed, pending) = agreement.agree(on: hypothesis.words)
+            result = Update(
+                committed: commit(committed), volatile: pending, audioTime: audioTime,
+                computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
+        }
+        trim(final: final)
+        return result
+    }
+
+    // MARK: - Decoding
+
+    /// The words a decode of the buffer finds after the committed text in it, and the text alternatives of beam
+    /// search for those words.
+    private func decode(_ samples: [Float]) throws -> (words: [TimedWord], alternatives: [String]) {
+        let window = try decoder.encode(samples)
+        let committedText = committedInBuffer.map(\.text).joined()
+        var options = configuration.options
+        options.wordTimestamps = true
+        options.withoutTimestamps = true
+        options.language = language
+        let request = WindowRequest(
+            language: language, previousTokens: promptText.isEmpty ? [] : decoder.tokens(of: " " + promptText.trimmingCharacters(in: .whitespaces)),
+            prefixTokens: committedText.isEmpty ? [] : decoder.tokens(of: committedText), alignsPrefix: true,
+            timeOffset: Double(bufferStart) / Double(WhisperTime.sampleRate),
+            lastSpeechTime: committedInBuffer.last?.end ?? Double(bufferStart) / Double(WhisperTime.sampleRate))
+        let result = try decoder.decode(window, request: request, options: options)
+        // A silent window, or a looping one (Whisper's hallucinations), says nothing new.
+        if result.isNoSpeech { return ([], []) }
+        if let threshold = options.compressionRatioThreshold, result.compressionRatio > threshold { return ([], []) }
+        let words = result.segments.flatMap { $0.words ?? [] }.map {
+            TimedWord(text: $0.word, start: $0.start, end: $0.end, confidence: $0.probability)
+        }
+        let alternatives = result.alternatives.map { decoder.text(of: $0) }
+        // Words placed after the last sound are Whisper's inventions ("You", "Thank you.") on trailing silence.
+        let soundEnd = Double(bufferStart + lastSoundSample(samples)) / Double(WhisperTime.sampleRate)
+        let heard = Self.words(after: committedText, in: words).filter { $0.start < soundEnd }
+        return (heard, alternatives)
+    }
+
+    /// The words of `words` that come after the first `prefix.count` characters of their joined text. A word that
+    /// straddles the boundary (punctuation the aligner attached to a committed word) keeps its part after it.
+    static func words(after prefix: String, in words: [TimedWord]) -> [TimedWord] {
+        var remaining = prefix.count
+        var result: [TimedWord] = []
+        for word in words {
+            if remaining <= 0 {
+                result.append(word)
+            } else if word.text.count <= remaining {
+                remaining -= word.text.count
+            } else {
+                var tail = word
+                tail.text = String(word.text.dropFirst(remaining))
+                remaining = 0
+                result.append(tail)
+            }
+        }
+        return result.filter { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }
+    }
+
+    // MARK: - Committing
+
+    private func commitAll(_ words: [TimedWord], audioTime: Double, started: Date) -> Update {
+        agreement.reset()
+        return Update(
+            committed: commit(words), volatile: [], audioTime: audioTime,
+            computeSeconds: Date().timeIntervalSince(started), isFinal: true, alternatives: [])
+    }
+
+    /// Records `words` as committed and returns them as they are delivered.
+    private func commit(_ words: [TimedWord]) -> [TimedWord] {
+        guard !words.isEmpty else { return [] }
+        committedInBuffer += words
+        var delivered = words
+        if !hasCommitted {
+            delivered[0].text = String(delivered[0].text.drop(while: { $0 == " " }))
+            hasCommitted = true
+        }
+        return delivered
+    }
+
+    // MARK: - The buffer
+
+    /// After a flush the buffer restarts empty; otherwise a buffer over `maxBufferSeconds` is cut at the end of the
+    /// committed word before the last one, and the committed words before the cut become previous text.
+    private func trim(final: Bool) {
+        if final {
+            moveToPrompt(committedInBuffer.count)
+            bufferStart += buffer.count
+            buffer.removeAll(keepingCapacity: true)
+            return
+        }
+        let seconds = Double(buffer.count) / Double(WhisperTime.sampleRate)
+        guard seconds > configuration.maxBufferSeconds, committedInBuffer.count >= 2 else {
+            if seconds > 28 { forceCut() }
+            return
+        }
+        let cutWord = committedInBuffer.count - 2
+        let cutSample = Int(committedInBuffer[cutWord].end * Double(WhisperTime.sampleRate))
+        guard cutSample > bufferStart else { return }
+        cut(at: cutSample)
+        moveToPrompt(cutWord + 1)
+    }
+
+    /// A buffer near Whisper's 30 s with nothing agreed: the pending words become final so the audio can go.
+    private func forceCut() {
+        let pending = agreement.previous
+        agreement.reset()
+        _ = commit(pending)
+        let keep = committedInBuffer.count >= 2 ? committedInBuffer.count - 1 : committedInBuffer.count
+        let cutSample = keep > 0 ? Int(committedInBuffer[keep - 1].end * Double(WhisperTime.sampleRate)) : bufferStart + buffer.count / 2
+        cut(at: max(cutSample, bufferStart + buffer.count / 2))
+        moveToPrompt(keep)
+    }
+
+    private func cut(at sample: Int) {
+        let drop = min(buffer.count, max(0, sample - bufferStart))
+        buffer.removeFirst(drop)
+        bufferStart += drop
+    }
+
+    private func moveToPrompt(_ count: Int) {
+        guard count > 0 else { return }
+        promptText += committedInBuffer[..<count].map(\.text).joined()
+        if promptText.count > configuration.promptCharacters {
+            promptText = String(promptText.suffix(configuration.promptCharacters))
+        }
+        committedInBuffer.removeFirst(count)
+    }
+
+    /// Keeps the last second of a silent buffer.
+    private func dropSilence() {
+        let keep = WhisperTime.sampleRate
+        if buffer.count > keep {
+            moveToPrompt(committedInBuffer.count)
+            cut(at: bufferStart + buffer.count - keep)
+        }
+    }
+
+    /// One past the last sample of the last 100 ms frame of `samples` louder than `silenceRMS`; 0 when all are quiet.
+    private func lastSoundSample(_ samples: [Float]) -> Int {
+        let frame = WhisperTime.sampleRate / 10
+        var start = (samples.count - 1) / frame * frame
+        while start >= 0 {
+            let stop = min(samples.count, start + frame)
+            var sum: Float = 0
+            for i in start..<stop { sum += samples[i] * samples[i] }
+            if stop > start, Double((sum / Float(stop - start)).squareRoot()) >= configuration.silenceRMS { return stop }
+            start -= frame
+        }
+        return 0
+    }
+
+    private func isSilent(_ samples: [Float]) -> Bool {
+        let frame = WhisperTime.sampleRate / 10
+        var start = 0
+        while start < samples.count {
+            let stop = min(samples.count, start + frame)
+            var sum: Float = 0
+            for i in start..<stop { sum += samples[i] * samples[i] }
+            if Double((sum / Float(stop - start)).squareRoot()) >= configuration.silenceRMS { return false }
+            start = stop
+        }
+        return true
+    }
+}

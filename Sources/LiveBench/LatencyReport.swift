@@ -1,0 +1,123 @@
+import Foundation
+
+/// What a display showed after each update: every final word so far, then the volatile words.
+struct Display {
+    /// Seconds of audio (from the recording's start) at which the display appeared.
+    var time: Double
+    var finalWords: [String]
+    var volatileWords: [String]
+    var all: [String] { finalWords + volatileWords }
+}
+
+/// Per-word latency, flicker and WER of one replay, measured as streaming.md §6 describes: each final word is
+/// aligned to the offline transcription's word (with its forced-aligned end time); latency runs from that end to
+/// the word's first appearance on the display and to its commit.
+struct LatencyReport {
+    var firstAppearance: [Double] = []
+    var commit: [Double] = []
+    var erasedWords = 0
+    var finalWordCount = 0
+    var liveWER = 0.0
+    var fileWER = 0.0
+
+    /// The flicker of the volatile text: words erased from the end of one display to reach the common prefix with the
+    /// next, summed, over the final word count (normalized erasure, Arivazhagan et al. 2020).
+    var normalizedErasure: Double { finalWordCount == 0 ? 0 : Double(erasedWords) / Double(finalWordCount) }
+
+    init(displays: [Display], reference: [(word: String, end: Double)], referenceText: String, fileText: String) {
+        let finals = displays.last?.finalWords ?? []
+        finalWordCount = finals.count
+        liveWER = WER.percent(reference: referenceText, hypothesis: finals.joined(separator: " "))
+        fileWER = WER.percent(reference: referenceText, hypothesis: fileText)
+        for (previous, next) in zip(displays, displays.dropFirst()) {
+            let a = previous.all.map(WER.normalize)
+            let b = next.all.map(WER.normalize)
+            var common = 0
+            while common < a.count, common < b.count, a[common] == b[common] { common += 1 }
+            erasedWords += a.count - common
+        }
+        let pairs = WER.alignment(finals.map(WER.normalize), reference.map { WER.normalize($0.word) })
+        for (i, j) in pairs {
+            let word = WER.normalize(finals[i])
+            guard let committed = displays.first(where: { $0.finalWords.count > i }) else { continue }
+            commit.append(max(0, committed.time - reference[j].end))
+            if let shown = displays.first(where: { $0.all.count > i && WER.normalize($0.all[i]) == word }) {
+                firstAppearance.append(max(0, min(shown.time, committed.time) - reference[j].end))
+            }
+        }
+    }
+}
+
+/// Word error rate with a plain normaliser (lower case, letters, digits and apostrophes).
+enum WER {
+    static func normalize(_ word: String) -> String {
+        String(word.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "'" }.map(Character.init))
+    }
+
+    static func words(_ text: String) -> [String] {
+        text.split(whereSeparator: { $0.isWhitespace }).map { normalize(String($0)) }.filter { !$0.isEmpty }
+    }
+
+    static func percent(reference: String, hypothesis: String) -> Double {
+        let r = words(reference)
+        let h = words(hypothesis)
+        guard !r.isEmpty else { return h.isEmpty ? 0 : 100 }
+        return 100 * Double(distance(r, h)) / Double(r.count)
+    }
+
+    static func distance(_ a: [String], _ b: [String]) -> Int {
+        var previous = Array(0...b.count)
+        for i in stride(from: 1, through: a.count, by: 1) {
+            var row = [i] + [Int](repeating: 0, count: b.count)
+            for j in stride(from: 1, through: b.count, by: 1) {
+                row[j] = min(previous[j] + 1, row[j - 1] + 1, previous[j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+            }
+            previous = row
+        }
+        return previous[b.count]
+    }
+
+    /// Index pairs of equal words on a minimum-edit alignment of `a` to `b`.
+    static func alignment(_ a: [String], _ b: [String]) -> [(Int, Int)] {
+        let n = a.count, m = b.count
+        var cost = [[Int]](repeating: [Int](repeating: 0, count: m + 1), count: n + 1)
+        for i in 0...n { cost[i][0] = i }
+        for j in 0...m { cost[0][j] = j }
+        if n > 0 && m > 0 {
+            for i in 1...n {
+                for j in 1...m {
+                    cost[i][j] = min(cost[i - 1][j] + 1, cost[i][j - 1] + 1, cost[i - 1][j - 1] + (a[i - 1] == b[j - 1] ? 0 : 1))
+                }
+            }
+        }
+        var pairs: [(Int, Int)] = []
+        var i = n, j = m
+        while i > 0 && j > 0 {
+            if a[i - 1] == b[j - 1] && cost[i][j] == cost[i - 1][j - 1] {
+                pairs.append((i - 1, j - 1))
+                i -= 1
+                j -= 1
+            } else if cost[i][j] == cost[i - 1][j - 1] + 1 {
+                i -= 1
+                j -= 1
+            } else if cost[i][j] == cost[i - 1][j] + 1 {
+                i -= 1
+            } else {
+                j -= 1
+            }
+        }
+        return pairs.reversed()
+    }
+}
+
+/// Mean and percentiles of a list of seconds.
+struct Summary {
+    let values: [Double]
+    var mean: Double { values.isEmpty ? .nan : values.reduce(0, +) / Double(values.count) }
+    func percentile(_ p: Double) -> Double {
+        guard !values.isEmpty else { return .nan }
+        let sorted = values.sorted()
+        let index = min(sorted.count - 1, max(0, Int((p / 100 * Double(sorted.count - 1)).rounded())))
+        return sorted[index]
+    }
+}

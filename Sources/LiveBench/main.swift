@@ -1,0 +1,169 @@
+// aural-live-bench: replays recordings through the live streaming policy and measures what a user sees: final WER
+// against the file transcription's, per-word latency to the first volatile appearance and to the final commit, the
+// flicker of the volatile text, and CPU use. `scripts/live-bench` builds and runs it; see docs/streaming.md.
+@_spi(Benchmark) import AuralKit
+import AuralAudio
+import AuralWhisper
+import Foundation
+
+let usage = """
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--show] [FILE...]
+      deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
+        the audio received plus that update's measured compute time (the same text on every run)
+      --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
+        the default input; times are wall-clock
+      --show: print each file's live and file text
+      references: the manifest's text when given, else each file's own offline transcription
+    """
+
+struct Item {
+    var name: String
+    var url: URL
+    var reference: String?
+}
+
+var modelName = "tiny.en"
+var cadence = 0.5
+var realtime = false
+var manifest: String?
+var language = "en"
+var show = false
+var buffer = 15.0
+var items: [Item] = []
+var arguments = Array(CommandLine.arguments.dropFirst())
+while !arguments.isEmpty {
+    let argument = arguments.removeFirst()
+    func value() -> String {
+        guard !arguments.isEmpty else { FileHandle.standardError.write(Data((usage + "\n").utf8)); exit(64) }
+        return arguments.removeFirst()
+    }
+    switch argument {
+    case "--model": modelName = value()
+    case "--cadence": cadence = Double(value()) ?? cadence
+    case "--realtime": realtime = true
+    case "--manifest": manifest = value()
+    case "--lang": language = value()
+    case "--show": show = true
+    case "--buffer": buffer = Double(value()) ?? buffer
+    case "-h", "--help": print(usage); exit(0)
+    default: items.append(Item(name: URL(fileURLWithPath: argument).lastPathComponent, url: URL(fileURLWithPath: argument)))
+    }
+}
+if let manifest {
+    let base = URL(fileURLWithPath: manifest).deletingLastPathComponent()
+    for line in try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n") {
+        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+            object["lang"] as? String == language, let audio = object["audio"] as? String
+        else { continue }
+        items.append(Item(name: object["id"] as? String ?? audio, url: base.appendingPathComponent(audio), reference: object["text"] as? String))
+    }
+}
+guard !items.isEmpty else {
+    print(usage)
+    exit(64)
+}
+
+let manager = ModelManager()
+let folder = try await manager.folder(for: modelName)
+let model = try WhisperModel(folder: folder)
+let cpuName = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
+    .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
+print("live-bench: model \(modelName), cadence \(cadence) s, \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(cpuName)")
+
+nonisolated func cpuSeconds() -> Double {
+    var usage = rusage()
+    getrusage(RUSAGE_SELF.rawValue, &usage)
+    return Double(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) + Double(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6
+}
+
+/// The displays of a deterministic replay, and its CPU seconds.
+@MainActor
+func replay(_ samples: [Float]) throws -> ([Display], Double) {
+    let cpu = cpuSeconds()
+    let events = try LiveReplay(model: model, cadence: cadence, maxBufferSeconds: buffer, options: DecodingOptions(language: language, temperatures: [0], beamSize: 1)).run(samples)
+    var finals: [String] = []
+    var displays: [Display] = []
+    for event in events {
+        finals += event.committed.map { $0.text.trimmingCharacters(in: .whitespaces) }
+        displays.append(Display(
+            time: event.emissionTime, finalWords: finals, volatileWords: event.volatile.map { $0.trimmingCharacters(in: .whitespaces) }))
+    }
+    return (displays, cpuSeconds() - cpu)
+}
+
+/// The displays of a real-time session on the virtual microphone, and its CPU seconds.
+@MainActor
+func live(_ url: URL) async throws -> ([Display], Double) {
+    let session = SpeechSession(locale: Locale(identifier: language), reportingOptions: [.volatileResults], model: modelName)
+    let stream = session.startTranscribing()
+    let cpu = cpuSeconds()
+    let started = Date()
+    let consumer = Task { @MainActor in
+        var finals: [String] = []
+        var displays: [Display] = []
+        for try await result in stream {
+            let words = String(result.text.characters).split(separator: " ").map(String.init)
+            let time = Date().timeIntervalSince(started)
+            if result.isFinal {
+                finals += words
+                displays.append(Display(time: time, finalWords: finals, volatileWords: []))
+            } else {
+                displays.append(Display(time: time, finalWords: finals, volatileWords: words))
+            }
+        }
+        return displays
+    }
+    try await Task.sleep(for: .milliseconds(300))
+    let player = Process()
+    player.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    player.arguments = ["paplay", "--device=mic_feed", url.path]
+    let playStart = Date()
+    try player.run()
+    while player.isRunning { try await Task.sleep(for: .milliseconds(50)) }
+    try await Task.sleep(for: .seconds(1.5))
+    await session.stopTranscribing()
+    var displays = try await consumer.value
+    let offset = playStart.timeIntervalSince(started)
+    for index in displays.indices { displays[index].time -= offset }
+    return (displays, cpuSeconds() - cpu)
+}
+
+var reports: [LatencyReport] = []
+var totalAudio = 0.0
+var totalCPU = 0.0
+print("file                         dur_s  ΔWER_pt  first_mean  first_p50  first_p90  final_mean  final_p50  final_p90  flicker  cpu")
+for item in items {
+    let samples = try AudioFileLoader.loadMono16k(url: item.url)
+    let duration = Double(samples.count) / 16_000
+    let offline = try Transcriber(model: model).transcribe(samples, options: DecodingOptions(language: language, wordTimestamps: true))
+    let fileText = offline.segments.map(\.text).joined()
+    let referenceWords = offline.segments.flatMap { $0.words ?? [] }.map { (word: $0.word, end: $0.end) }
+    let (displays, cpu) = realtime ? try await live(item.url) : try replay(samples)
+    let report = LatencyReport(displays: displays, reference: referenceWords, referenceText: item.reference ?? fileText, fileText: fileText)
+    reports.append(report)
+    if show {
+        print("live: " + (displays.last?.finalWords.joined(separator: " ") ?? ""))
+        print("file: " + fileText)
+    }
+    totalAudio += duration
+    totalCPU += cpu
+    let first = Summary(values: report.firstAppearance)
+    let final = Summary(values: report.commit)
+    print(String(
+        format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %4.0f%%",
+        item.name.prefix(28).padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, duration, report.liveWER - report.fileWER, first.mean, first.percentile(50),
+        first.percentile(90), final.mean, final.percentile(50), final.percentile(90), report.normalizedErasure,
+        100 * cpu / (realtime ? duration + 1.8 : duration)))
+}
+let first = Summary(values: reports.flatMap(\.firstAppearance))
+let final = Summary(values: reports.flatMap(\.commit))
+let erased = reports.map(\.erasedWords).reduce(0, +)
+let words = reports.map(\.finalWordCount).reduce(0, +)
+let liveWER = reports.map(\.liveWER).reduce(0, +) / Double(reports.count)
+let fileWER = reports.map(\.fileWER).reduce(0, +) / Double(reports.count)
+print(String(
+    format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %4.0f%%",
+    "overall".padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, totalAudio, liveWER - fileWER, first.mean, first.percentile(50), first.percentile(90), final.mean,
+    final.percentile(50), final.percentile(90), words == 0 ? 0 : Double(erased) / Double(words), 100 * totalCPU / totalAudio))
+print("latencies in seconds from each word's end (offline word timestamps); ΔWER = live final WER − file WER, mean over files;")
+print("cpu = CPU seconds / audio seconds (100% = one core busy)")
