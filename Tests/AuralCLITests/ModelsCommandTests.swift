@@ -7,7 +7,7 @@ extension HubServer {
     var endpointArgument: String { endpoint.absoluteString }
 }
 
-@Suite("aural models")
+@Suite("aural models", .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]))
 struct ModelsCommandTests {
     static let tinyEnglishSize: Int64 = 2_317 + 75_537_502 + 2_128_466 + 422_309
 

@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("ModelManager installs")
+@Suite("ModelManager installs", .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]))
 struct ModelManagerTests {
     static let beckett = "Ever tried, ever failed. No matter, try again. Fail again. Fail better."
 

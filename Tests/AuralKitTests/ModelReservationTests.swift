@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("ModelManager reservations and retention")
+@Suite("ModelManager reservations and retention", .requiresFixtures(models: ["tiny.en"]))
 struct ModelReservationTests {
     /// The setup's cache, read only: these tests load models but never install or remove.
     static func setupManager(maxReservedLocales: Int = 4) -> ModelManager {

@@ -7,7 +7,7 @@ import Synchronization
 /// input.
 ///
 /// ```swift
-/// let source = BufferSource(samples: try AudioFileLoader.loadMono16k(url: Fixtures.audio("jfk.wav")), realTime: true)
+/// let source = BufferSource(samples: try Fixtures.samples("beckett.wav"), realTime: true)
 /// for try await buffer in try source.start() { … }   // 100 ms buffers, one every 100 ms
 /// ```
 ///

@@ -6,10 +6,10 @@ import Testing
 /// needs them is skipped, with a message, on a machine without them.
 ///
 /// ```swift
-/// @Test("transcribes the recording", .requiresFixtures(audio: ["jfk.wav"], models: ["tiny.en"]))
+/// @Test("transcribes the recording", .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]))
 /// func transcribes() throws {
 ///     let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
-///     let samples = try AudioFileLoader.loadMono16k(url: Fixtures.audio("jfk.wav"))
+///     let samples = try Fixtures.samples("beckett.wav")
 /// }
 /// ```
 public enum Fixtures {
