@@ -22,14 +22,14 @@ let package = Package(
         ),
         .target(name: "AuralAudio", dependencies: ["CFFmpeg", "CPulse"]),
         .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio"]),
-        .executableTarget(name: "aural", dependencies: ["AuralKit"]),
+        .executableTarget(name: "aural", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio"]),
         // The live transcription benchmark (scripts/live-bench).
         .executableTarget(name: "aural-live-bench", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio"], path: "Sources/LiveBench"),
-        .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio"], exclude: ["Golden"]),
-        .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio"]),
-        // Helpers that more than one test target uses.
+        // What every test target shares: fixtures, the test model server, a source playing given samples.
         .target(name: "TestSupport", dependencies: ["AuralAudio"], path: "Tests/TestSupport"),
-        .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio", "TestSupport"]),
+        .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "AuralCLITests", dependencies: ["aural", "TestSupport"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]

@@ -60,9 +60,9 @@ extension AudioDeviceError: LocalizedError {
     public var recoverySuggestion: String? {
         switch self {
         case .noSoundServer:
-            return "Start the sound server (pulseaudio --start, or systemctl --user start pipewire-pulse), or set PULSE_SERVER to its socket, for example unix:/run/user/1000/pulse/native."
+            return "Start the sound server (PulseAudio, or PipeWire with its pipewire-pulse service), or set PULSE_SERVER to its socket, for example unix:/run/user/1000/pulse/native."
         case .deviceNotFound:
-            return "Run 'aural devices' to see the names of the inputs and outputs, or leave the device out to use the default."
+            return "Choose a name from AudioDevices.list() (its inputs, outputs and applications), or leave the device out to use the default."
         case .deviceDisappeared:
             return "Reconnect the device and start again, or capture from the default input, which follows device changes."
         case .connectionLost:

@@ -108,6 +108,19 @@ public final class AudioFileReader {
         return chunk
     }
 
+    /// Whether FFmpeg's own messages on standard error (warnings about damaged packets, probing notes) are
+    /// silenced. Default false: AuralAudio leaves FFmpeg's log as the host set it.
+    ///
+    /// FFmpeg's log level is one setting for the whole process, so this changes it for every user of FFmpeg in
+    /// the process, not only for AuralAudio: set it once at start, as a command-line tool does, and only if the
+    /// application does not want FFmpeg's messages itself. Decoding is the same either way, and every problem
+    /// that stops a file from being read is reported as an `AudioSourceError`. Setting it to false puts back
+    /// FFmpeg's default level (info).
+    public static var quietsFFmpegLog: Bool {
+        get { FFmpegDecoder.isLogQuiet }
+        set { FFmpegDecoder.isLogQuiet = newValue }
+    }
+
     /// Whether a file starting with `head` goes to the WAV reader: RIFF/WAVE or RF64/WAVE, or too short to
     /// tell (so that a cut-off WAV header is reported as such).
     private static func isWAV(_ head: Data) -> Bool {

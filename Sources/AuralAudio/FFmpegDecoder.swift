@@ -62,8 +62,11 @@ final class FFmpegDecoder {
         case finished
     }
 
-    /// Silences FFmpeg's own logging once per process; problems are reported through `AudioSourceError`.
-    private static let quietLogging: Void = av_log_set_level(AV_LOG_QUIET)
+    /// Whether FFmpeg's log, which is process-wide, is silenced; false puts back FFmpeg's default level (info).
+    static var isLogQuiet: Bool {
+        get { av_log_get_level() == AV_LOG_QUIET }
+        set { av_log_set_level(newValue ? AV_LOG_QUIET : AV_LOG_INFO) }
+    }
 
     /// Opens `url` and prepares the decoder of its first audio stream.
     ///
@@ -71,7 +74,6 @@ final class FFmpegDecoder {
     ///   its header cannot be read, `.noAudioTrack` when it has no audio stream, `.unsupportedCodec` when
     ///   FFmpeg has no decoder for it, `.unreadableFile` on an I/O error.
     init(url: URL) throws {
-        _ = Self.quietLogging
         path = url.path
         var context: UnsafeMutablePointer<AVFormatContext>?
         let openStatus = avformat_open_input(&context, url.path, nil, nil)

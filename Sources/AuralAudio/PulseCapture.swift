@@ -88,7 +88,7 @@ final class PulseCapture: @unchecked Sendable {
         let signal = self.signal
         continuation.onTermination = { _ in signal.end(nil) }
         let thread = Thread { self.deliver(to: continuation) }
-        thread.name = "AuralKit audio delivery"
+        thread.name = "AuralAudio delivery"
         thread.start()
         return stream
     }
@@ -128,5 +128,36 @@ final class PulseCapture: @unchecked Sendable {
             }
             signal.waitForWork(timeout: 0.1)
         }
+    }
+}
+
+/// A source's current capture, which the microphone and system-audio sources hold the same way: replaced at each
+/// `start()`, stopped by `stop()` and when the source is released, and asked for its overrun count.
+final class PulseCaptureSlot: Sendable {
+    private let capture = Mutex<PulseCapture?>(nil)
+
+    deinit {
+        stop()
+    }
+
+    /// The running capture, or nil before the first `start()`.
+    var current: PulseCapture? {
+        capture.withLock { $0 }
+    }
+
+    /// Makes `newCapture` current and starts its delivery; the caller stops the previous one first.
+    func start(_ newCapture: PulseCapture) -> AsyncThrowingStream<AudioBuffer, Error> {
+        capture.withLock { $0 = newCapture }
+        return newCapture.start()
+    }
+
+    /// Ends the current capture, if any (see `PulseCapture.stop()`).
+    func stop() {
+        current?.stop()
+    }
+
+    /// Frames the current capture lost (0 when there is none).
+    var overrunFrameCount: Int {
+        current?.overrunFrameCount ?? 0
     }
 }

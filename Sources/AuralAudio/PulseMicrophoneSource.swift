@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// The microphone: the sound server's default input, or one input chosen by name, through libpulse
 /// (PulseAudio, or PipeWire through pipewire-pulse).
@@ -24,7 +23,7 @@ public final class PulseMicrophoneSource: AudioSource {
     public let deviceName: String?
     /// The format buffers are delivered in.
     public let format: AudioFormat
-    private let capture = Mutex<PulseCapture?>(nil)
+    private let capture = PulseCaptureSlot()
     /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
     let server: String?
 
@@ -38,10 +37,6 @@ public final class PulseMicrophoneSource: AudioSource {
         self.deviceName = deviceName
         self.format = format
         self.server = server
-    }
-
-    deinit {
-        stop()
     }
 
     /// Connects to the sound server and starts recording.
@@ -58,23 +53,22 @@ public final class PulseMicrophoneSource: AudioSource {
                 context: context, name: "AuralKit microphone", format: format, device: deviceName,
                 label: deviceName ?? "default input", ring: ring, signal: signal)]
         }
-        capture.withLock { $0 = newCapture }
-        return newCapture.start()
+        return capture.start(newCapture)
     }
 
     /// Stops recording; buffers already captured are still delivered, then the stream finishes.
     /// Safe to call more than once, or before `start()`.
     public func stop() {
-        capture.withLock { $0 }?.stop()
+        capture.stop()
     }
 
     /// Frames lost since `start()` because the consumer did not keep up (0 when it did).
     public var overrunFrameCount: Int {
-        capture.withLock { $0 }?.overrunFrameCount ?? 0
+        capture.overrunFrameCount
     }
 
     /// The input being recorded now (it changes when the default moves), or nil when not capturing.
     public var currentDeviceName: String? {
-        capture.withLock { $0 }?.deviceName
+        capture.current?.deviceName
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 
 /// What the machine plays: everything an output plays (its monitor), or one application's playback alone.
 /// The Linux counterpart of capturing a screen's audio with ScreenCaptureKit.
@@ -35,7 +34,7 @@ public final class PulseSystemAudioSource: AudioSource {
     /// Whether this process's own playback is left out of an output's capture (as ScreenCaptureKit's
     /// `excludesCurrentProcessAudio`); see `init(target:format:excludesCurrentProcessAudio:)`.
     public let excludesCurrentProcessAudio: Bool
-    private let capture = Mutex<PulseCapture?>(nil)
+    private let capture = PulseCaptureSlot()
     /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
     let server: String?
     /// Processes left out besides this one (tests exclude a player they start).
@@ -63,10 +62,6 @@ public final class PulseSystemAudioSource: AudioSource {
         self.server = server
     }
 
-    deinit {
-        stop()
-    }
-
     /// Connects to the sound server, finds the output (or application) and starts capturing.
     ///
     /// Blocks for the round trips to the server (a few milliseconds; at most 5 s when the server does not answer).
@@ -90,19 +85,18 @@ public final class PulseSystemAudioSource: AudioSource {
                 context: newCapture.context, format: format, sinkIndex: plan.sinkIndex, monitorName: plan.monitor,
                 excluding: excludedProcessIDs, wake: newCapture.signal)
         }
-        capture.withLock { $0 = newCapture }
-        return newCapture.start()
+        return capture.start(newCapture)
     }
 
     /// Stops capturing; buffers already captured are still delivered, then the stream finishes.
     /// Safe to call more than once, or before `start()`.
     public func stop() {
-        capture.withLock { $0 }?.stop()
+        capture.stop()
     }
 
     /// Frames lost since `start()` because the consumer did not keep up (0 when it did).
     public var overrunFrameCount: Int {
-        capture.withLock { $0 }?.overrunFrameCount ?? 0
+        capture.overrunFrameCount
     }
 
     /// What `start()` records: a monitor source, for errors a label, and the sink input for one application.

@@ -1,3 +1,4 @@
+import AuralAudio
 import AuralKit
 import Foundation
 
@@ -20,6 +21,8 @@ struct Aural {
                 """)
             exit(1)
         }
+        // Problems with a file are reported as errors; FFmpeg's own lines on standard error would only repeat them.
+        AudioFileReader.quietsFFmpegLog = true
         let arguments = Array(CommandLine.arguments.dropFirst())
         exit(await dispatch(arguments))
     }
@@ -69,16 +72,43 @@ func printError(_ text: String) {
     FileHandle.standardError.write(Data((text + "\n").utf8))
 }
 
-/// Prints an error with its reason and recovery suggestion, as AuralKit's errors carry them.
+/// Prints an error with its reason and a hint: `aural`'s own hint for the errors it has one for (the command or flag
+/// to use), else the recovery suggestion the library's error carries, which is written for apps.
 func report(_ error: Error, context: String? = nil) {
     var lines: [String] = []
     let prefix = context.map { "\($0): " } ?? ""
     if let localized = error as? LocalizedError {
         lines.append("error: \(prefix)\(localized.errorDescription ?? "\(error)")")
         if let reason = localized.failureReason { lines.append("  \(reason)") }
-        if let suggestion = localized.recoverySuggestion { lines.append("hint: \(suggestion)") }
+        if let hint = commandLineHint(for: error) ?? localized.recoverySuggestion { lines.append("hint: \(hint)") }
     } else {
         lines.append("error: \(prefix)\(error.localizedDescription)")
     }
     printError(lines.joined(separator: "\n"))
+}
+
+/// What to do about `error` in `aural`'s terms, for the errors whose library suggestion names an API call; nil
+/// when the library's suggestion reads as well at a shell.
+func commandLineHint(for error: Error) -> String? {
+    switch error {
+    case SpeechModelError.modelNotInstalled(let name, _) where ModelManager.isFolderPath(name):
+        return "Check the path: --model takes an installed model's name (see 'aural models list') or a CTranslate2 model folder."
+    case SpeechModelError.modelNotInstalled(let name, _):
+        return "Install it with `aural models install \(name)`, pass a CTranslate2 model folder with --model, "
+            + "or set AURALKIT_MODELS_DIR to the folder that holds your models."
+    case SpeechModelError.unknownModel:
+        return "Run `aural models list` for the models that can be installed."
+    case SpeechModelError.modelIncomplete(let name, _) where ModelManager.isFolderPath(name):
+        return "Add the missing files to the folder, or use an installed model (see 'aural models list')."
+    case SpeechModelError.modelIncomplete(let name, _):
+        return "Remove it with `aural models remove \(name)`, then `aural models install \(name)`."
+    case AudioDeviceError.noSoundServer:
+        return "Start the sound server (pulseaudio --start, or systemctl --user start pipewire-pulse), "
+            + "or set PULSE_SERVER to its socket, for example unix:/run/user/1000/pulse/native."
+    case AudioDeviceError.deviceNotFound:
+        return "Run `aural devices --applications` for the names of the inputs, outputs and playing applications, "
+            + "or leave the device out to use the default."
+    default:
+        return nil
+    }
 }

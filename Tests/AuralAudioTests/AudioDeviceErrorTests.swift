@@ -23,7 +23,10 @@ struct AudioDeviceErrorTests {
     func evidenceIsShown() {
         for error in Self.allCases {
             switch error {
-            case .deviceNotFound(let name), .deviceDisappeared(let name), .streamFailed(let name, _):
+            case .deviceNotFound(let name):
+                #expect(error.errorDescription?.contains(name) == true)
+                #expect(error.recoverySuggestion?.contains("AudioDevices.list()") == true, "names the API that lists devices")
+            case .deviceDisappeared(let name), .streamFailed(let name, _):
                 #expect(error.errorDescription?.contains(name) == true)
             case .noSoundServer(let server, let reason):
                 #expect(error.failureReason?.contains(server) == true && error.failureReason?.contains(reason) == true)

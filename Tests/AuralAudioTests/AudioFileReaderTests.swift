@@ -1,5 +1,6 @@
 import AuralAudio
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("AudioFileReader")
@@ -32,6 +33,25 @@ struct AudioFileReaderTests {
     /// The formats whose float decoders (Opus, AAC, Vorbis) round differently in FFmpeg 5.1 and 8.0: up to
     /// 1.8e-7 before quantisation (measured with PyAV against Debian's ffmpeg on these files).
     static let floatDecoderFiles = ["endgame_nagg_nell.opus", "two_cities.m4a", "endgame_nagg_nell.mp4", "beckett.mkv"]
+
+    @Test("leaves FFmpeg's log alone unless asked to quiet it, and decodes the same either way",
+          .requiresFixtures(media: ["beckett.mp3", "endgame_nagg_nell.opus"]))
+    func quietingFFmpegIsOptIn() throws {
+        func decode(_ file: String) throws -> [Float] {
+            let reader = try AudioFileReader(url: Fixtures.media(file))
+            var samples: [Float] = []
+            while let chunk = try reader.read() { samples += chunk }
+            return samples
+        }
+        let loud = try ["beckett.mp3", "endgame_nagg_nell.opus"].map(decode)
+        #expect(!AudioFileReader.quietsFFmpegLog, "opening and decoding files did not touch FFmpeg's log level")
+        AudioFileReader.quietsFFmpegLog = true
+        defer { AudioFileReader.quietsFFmpegLog = false }
+        #expect(AudioFileReader.quietsFFmpegLog)
+        let quiet = try ["beckett.mp3", "endgame_nagg_nell.opus"].map(decode)
+        #expect(quiet == loud)
+        #expect(quiet.allSatisfy { $0.count > 16_000 })
+    }
 
     @Test("decodes each format bit-identical to faster-whisper's decode_audio", arguments: bitExactFiles)
     func matchesFasterWhisper(file: String) throws {

@@ -1,31 +1,13 @@
 import Foundation
+import TestSupport
 
-/// The recordings under `fixtures/audio` and helpers that write synthetic WAV files for tests.
-enum Fixtures {
-    /// `fixtures/audio` at the root of the repository, found from this file's path.
-    static let audioDirectory = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent()  // AuralAudioTests
-        .deletingLastPathComponent()  // Tests
-        .deletingLastPathComponent()  // repository root
-        .appendingPathComponent("fixtures/audio")
+/// The shared fixtures (`TestSupport.Fixtures`), named in this target so that its files need no import.
+typealias Fixtures = TestSupport.Fixtures
 
-    /// A recording in `fixtures/audio`, such as "beckett.wav".
-    static func audio(_ name: String) -> URL {
-        audioDirectory.appendingPathComponent(name)
-    }
-
-    /// `fixtures/media`: the recordings in other containers and codecs, encoded by `scripts/setup`.
-    static let mediaDirectory = audioDirectory.deletingLastPathComponent().appendingPathComponent("media")
-
-    /// An encoded file in `fixtures/media`, such as "beckett.mp3".
-    static func media(_ name: String) -> URL {
-        mediaDirectory.appendingPathComponent(name)
-    }
-
+/// Helpers that write synthetic files for the audio tests.
+extension Fixtures {
     /// The golden files `scripts/make-goldens` and `scripts/make-media-goldens` wrote.
-    static let goldenDirectory = audioDirectory
-        .deletingLastPathComponent().deletingLastPathComponent()
-        .appendingPathComponent("Tests/AuralWhisperTests/Golden")
+    static let goldenDirectory = repositoryRoot.appendingPathComponent("Tests/AuralWhisperTests/Golden")
 
     /// Writes `bytes` to a new file in the temporary directory, runs `body` with its URL, then deletes it.
     /// The file's name ends in `.extension`, which FFmpeg uses as a hint when probing.

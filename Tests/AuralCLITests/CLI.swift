@@ -18,16 +18,14 @@ enum CLI {
         return directory.appendingPathComponent("aural")
     }
 
-    static let repositoryRoot = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-
+    /// The path of a recording in `fixtures/audio` ("beckett.wav"), as a command-line argument.
     static func audio(_ name: String) -> String {
-        repositoryRoot.appendingPathComponent("fixtures/audio/\(name)").path
+        Fixtures.audio(name).path
     }
 
     /// The path of an encoded file `scripts/setup` made in `fixtures/media` ("beckett.mp3").
     static func media(_ name: String) -> String {
-        repositoryRoot.appendingPathComponent("fixtures/media/\(name)").path
+        Fixtures.media(name).path
     }
 
     /// Runs `aural arguments…` to completion and returns what it printed.
@@ -55,6 +53,6 @@ enum CLI {
     }
 
     static func snapshot(_ name: String) throws -> String {
-        try String(contentsOf: repositoryRoot.appendingPathComponent("Tests/AuralCLITests/Snapshots/\(name)"), encoding: .utf8)
+        try String(contentsOf: Fixtures.repositoryRoot.appendingPathComponent("Tests/AuralCLITests/Snapshots/\(name)"), encoding: .utf8)
     }
 }

@@ -2,60 +2,12 @@ import Foundation
 import TestSupport
 import Testing
 
-#if canImport(FoundationNetworking)
-    import FoundationNetworking
-#endif
-
-/// scripts/hf-test-server.py serving the setup's tiny.en in Hugging Face's layout (see AuralKitTests/HubServer.swift,
-/// which the library tests use; test targets cannot share files, so this is the CLI tests' small copy).
-final class TestHub: @unchecked Sendable {
-    let process = Process()
-    private let input = Pipe()
-    let port: Int
-    var endpoint: String { "http://127.0.0.1:\(port)" }
-
-    static var tinyEnglish: URL {
-        let environment = ProcessInfo.processInfo.environment
-        let models = environment["AURALKIT_MODELS_DIR"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0) }
-            ?? URL(fileURLWithPath: environment["XDG_CACHE_HOME"] ?? (NSHomeDirectory() + "/.cache")).appendingPathComponent("auralkit/models")
-        return models.appendingPathComponent("tiny.en")
-    }
-
-    init(rate: Int? = nil) throws {
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = ["python3", CLI.repositoryRoot.appendingPathComponent("scripts/hf-test-server.py").path, "--root", Self.tinyEnglish.path]
-            + (rate.map { ["--rate", String($0)] } ?? [])
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardInput = input
-        try process.run()
-        var line = Data()
-        while !line.contains(UInt8(ascii: "\n")) {
-            let chunk = output.fileHandleForReading.availableData
-            if chunk.isEmpty { break }
-            line.append(chunk)
-        }
-        port = Int(String(decoding: line, as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)) ?? 0
-    }
-
-    deinit {
-        if process.isRunning {
-            kill(process.processIdentifier, SIGKILL)
-            process.waitForExit()
-        }
-    }
-
-    /// (requests seen, the Range headers of model.bin requests, bytes sent).
-    func stats() async throws -> (requests: Int, ranges: [String], bytesSent: Int64) {
-        let (data, _) = try await URLSession.shared.data(from: URL(string: endpoint + "/_stats")!)
-        let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
-        let requests = try #require(object["requests"] as? [[String: Any]])
-        let ranges = requests.filter { ($0["path"] as? String)?.hasSuffix("/model.bin") == true }.compactMap { $0["range"] as? String }
-        return (requests.count, ranges, Int64(object["bytes_sent"] as? Int ?? -1))
-    }
+extension HubServer {
+    /// `endpoint` as a command-line argument.
+    var endpointArgument: String { endpoint.absoluteString }
 }
 
-@Suite("aural models")
+@Suite("aural models", .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]))
 struct ModelsCommandTests {
     static let tinyEnglishSize: Int64 = 2_317 + 75_537_502 + 2_128_466 + 422_309
 
@@ -69,30 +21,30 @@ struct ModelsCommandTests {
     func installThenTranscribe() async throws {
         let cache = try Self.temporaryCache()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let hub = try TestHub(rate: 30_000_000)
+        let hub = try HubServer(rate: 30_000_000)
         // `script` gives the command a terminal, as a user at a shell has.
-        let command = "\(CLI.executable.path) models install tiny.en --endpoint \(hub.endpoint)"
+        let command = "\(CLI.executable.path) models install tiny.en --endpoint \(hub.endpointArgument)"
         let result = try CLI.run(tool: "/usr/bin/script", ["-qec", command, "/dev/null"], environment: ["AURALKIT_MODELS_DIR": cache.path])
         #expect(result.status == 0, "\(result.stdout)")
         #expect(result.stdout.contains("tiny.en ███"), "a bar is drawn")
         #expect(result.stdout.contains("█ 100% 78.1 MB/78.1 MB"))
         #expect(result.stdout.contains("Installed tiny.en in \(cache.path)/tiny.en"))
-        let requests = try await hub.stats().requests
+        let requests = try await hub.stats().requests.count
 
         let transcript = try CLI.run(
             ["transcribe", CLI.audio("beckett.wav"), "--model", "tiny.en", "--beam-size", "1"], environment: ["AURALKIT_MODELS_DIR": cache.path])
         #expect(transcript.status == 0, "\(transcript.stderr)")
         #expect(transcript.stdout == "Ever tried, ever failed.\nNo matter, try again.\nFail again.\nFail better.\n")
-        #expect(try await hub.stats().requests == requests, "transcribing made no request")
+        #expect(try await hub.stats().requests.count == requests, "transcribing made no request")
     }
 
     @Test("without a terminal install prints progress lines (endpoint from HF_ENDPOINT); list, path and remove manage the cache")
     func manage() async throws {
         let cache = try Self.temporaryCache()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let hub = try TestHub()
+        let hub = try HubServer()
         let environment = ["AURALKIT_MODELS_DIR": cache.path]
-        let install = try CLI.run(["models", "install", "tiny.en"], environment: environment.merging(["HF_ENDPOINT": hub.endpoint]) { $1 })
+        let install = try CLI.run(["models", "install", "tiny.en"], environment: environment.merging(["HF_ENDPOINT": hub.endpointArgument]) { $1 })
         #expect(install.status == 0, "\(install.stderr)")
         #expect(install.stderr.contains("Downloading tiny.en: 100% (78.1 MB of 78.1 MB)"))
         #expect(!install.stderr.contains("█"))
@@ -124,10 +76,10 @@ struct ModelsCommandTests {
     func killedInstall() async throws {
         let cache = try Self.temporaryCache()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let hub = try TestHub(rate: 4_000_000)
+        let hub = try HubServer(rate: 4_000_000)
         let process = Process()
         process.executableURL = CLI.executable
-        process.arguments = ["models", "install", "tiny.en", "--endpoint", hub.endpoint, "--quiet"]
+        process.arguments = ["models", "install", "tiny.en", "--endpoint", hub.endpointArgument, "--quiet"]
         process.environment = ProcessInfo.processInfo.environment.merging(["AURALKIT_MODELS_DIR": cache.path]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
@@ -157,11 +109,12 @@ struct ModelsCommandTests {
         let folders = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { !$0.hasPrefix(".") }
         #expect(folders.isEmpty, "no half model in the cache")
 
-        let resumed = try CLI.run(["models", "install", "tiny.en", "--endpoint", hub.endpoint, "--quiet"], environment: ["AURALKIT_MODELS_DIR": cache.path])
+        let resumed = try CLI.run(["models", "install", "tiny.en", "--endpoint", hub.endpointArgument, "--quiet"], environment: ["AURALKIT_MODELS_DIR": cache.path])
         #expect(resumed.status == 0, "\(resumed.stderr)")
         #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("tiny.en/model.bin").path))
         let stats = try await hub.stats()
-        #expect(stats.ranges.contains { $0.hasPrefix("bytes=") && (Int64($0.dropFirst(6).dropLast()) ?? 0) >= staged })
+        let ranges = stats.requests(for: "model.bin").compactMap(\.range)
+        #expect(ranges.contains { $0.hasPrefix("bytes=") && (Int64($0.dropFirst(6).dropLast()) ?? 0) >= staged })
         #expect(stats.bytesSent < Self.tinyEnglishSize + 8_000_000, "the staged bytes were not downloaded again")
         let transcript = try CLI.run(
             ["transcribe", CLI.audio("beckett.wav"), "-m", "tiny.en", "--beam-size", "1"], environment: ["AURALKIT_MODELS_DIR": cache.path])
@@ -172,11 +125,11 @@ struct ModelsCommandTests {
     func concurrentProcesses() async throws {
         let cache = try Self.temporaryCache()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let hub = try TestHub(rate: 40_000_000)
+        let hub = try HubServer(rate: 40_000_000)
         let processes = (0..<2).map { _ in
             let process = Process()
             process.executableURL = CLI.executable
-            process.arguments = ["models", "install", "tiny.en", "--endpoint", hub.endpoint, "--quiet"]
+            process.arguments = ["models", "install", "tiny.en", "--endpoint", hub.endpointArgument, "--quiet"]
             process.environment = ProcessInfo.processInfo.environment.merging(["AURALKIT_MODELS_DIR": cache.path]) { $1 }
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("aural transcribe")
@@ -99,7 +100,19 @@ struct TranscribeCommandTests {
         let noModel = try CLI.run(["transcribe", CLI.audio("beckett.wav"), "--model", "large-v9"])
         #expect(noModel.status == 1)
         #expect(noModel.stderr.contains("The model \"large-v9\" is not installed."))
-        #expect(noModel.stderr.contains("scripts/setup"))
+        #expect(noModel.stderr.contains("hint: Install it with `aural models install large-v9`"))
+
+        // A model folder given by path is checked as an installed one is: what is missing is named.
+        let partial = FileManager.default.temporaryDirectory.appendingPathComponent("partial-model-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: partial) }
+        try FileManager.default.copyItem(
+            at: Fixtures.modelFolder("tiny.en").appendingPathComponent("config.json"), to: partial.appendingPathComponent("config.json"))
+        let incomplete = try CLI.run(["transcribe", CLI.audio("beckett.wav"), "--model", partial.path])
+        #expect(incomplete.status == 1)
+        #expect(incomplete.stderr.contains("is incomplete."))
+        #expect(incomplete.stderr.contains("model.bin is missing; tokenizer.json is missing; vocabulary.txt is missing."))
+        #expect(incomplete.stderr.contains("hint: Add the missing files"))
     }
 
     @Test("an unknown command suggests the closest one")

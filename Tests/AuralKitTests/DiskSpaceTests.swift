@@ -1,5 +1,6 @@
 import AuralKit
 import Foundation
+import TestSupport
 import Testing
 
 /// A real small file system: a tmpfs mounted for one test (needs root, as in the project's containers and CI).

@@ -1,5 +1,6 @@
 @testable import AuralKit
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("ModelCatalog")
@@ -30,7 +31,7 @@ struct ModelCatalogTests {
     @Test("tiny.en and base match the setup's files byte for byte (size and SHA-256)", arguments: ["tiny.en", "base"])
     func matchesSetup(_ name: String) throws {
         let descriptor = try #require(ModelCatalog.standard.model(named: name))
-        let folder = ModelLocator.modelsDirectory.appendingPathComponent(name)
+        let folder = Fixtures.modelsDirectory.appendingPathComponent(name)
         for file in descriptor.files {
             let data = try Data(contentsOf: folder.appendingPathComponent(file.name))
             #expect(Int64(data.count) == file.size, "\(file.name)")
@@ -64,7 +65,7 @@ struct ModelCatalogTests {
 
     @Test("an English locale resolves to the smallest installed English model; German to base")
     func resolvesToInstalled() async throws {
-        let manager = ModelManager(cacheDirectory: ModelLocator.modelsDirectory)
+        let manager = ModelManager(cacheDirectory: Fixtures.modelsDirectory)
         #expect(try await manager.model(for: Locale(identifier: "en_GB")).name == "tiny.en")
         #expect(try await manager.model(for: Locale(identifier: "de_AT")).name == "base")
         let empty = ModelManager(cacheDirectory: FileManager.default.temporaryDirectory.appendingPathComponent("empty-\(UUID())"))

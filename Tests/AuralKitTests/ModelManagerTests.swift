@@ -8,7 +8,7 @@ import Testing
     import FoundationNetworking
 #endif
 
-@Suite("ModelManager installs")
+@Suite("ModelManager installs", .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]))
 struct ModelManagerTests {
     static let beckett = "Ever tried, ever failed. No matter, try again. Fail again. Fail better."
 
@@ -43,7 +43,7 @@ struct ModelManagerTests {
         // Large files were verified against the SHA-256 the server stated through its redirect.
         let stats = try await server.stats()
         #expect(stats.requests(for: "model.bin").map(\.status) == [302, 200])
-        let folder = try await manager.folder(for: "tiny.en")
+        let folder = try manager.folder(for: "tiny.en")
         #expect(try await Fixtures.transcribe("beckett.wav", with: folder) == Self.beckett)
     }
 
@@ -197,7 +197,7 @@ struct ModelManagerTests {
         let model = try await manager.acquireModel(named: "tiny.en")
         #expect(model.languages == ["en"])
         await manager.relinquishModel(named: "tiny.en")
-        #expect(try await Fixtures.transcribe("beckett.wav", with: try await manager.folder(for: "tiny.en")) == Self.beckett)
+        #expect(try await Fixtures.transcribe("beckett.wav", with: try manager.folder(for: "tiny.en")) == Self.beckett)
         #expect(try await server.stats().requests.count == before, "no request since the install (stats are not counted)")
 
         server.stop()
@@ -239,7 +239,42 @@ struct ModelManagerTests {
         #expect(listed.problems.contains("model.bin has 10 bytes, not 75537502"))
         #expect(listed.problems.contains("vocabulary.txt is missing"))
         #expect(!(await manager.isInstalled("tiny.en")))
-        await #expect(throws: SpeechModelError.self) { try await manager.folder(for: "tiny.en") }
+        #expect(throws: SpeechModelError.self) { try manager.folder(for: "tiny.en") }
+    }
+
+    @Test("folder(for:) takes a name in the cache or a folder path, and checks either for completeness")
+    func resolvesNamesAndPaths() throws {
+        let cache = try TemporaryCache()
+        let manager = ModelManager(cacheDirectory: cache.url, endpoint: URL(string: "http://127.0.0.1:9")!)
+        // A complete folder given by path, wherever it is (the setup's tiny.en).
+        #expect(try manager.folder(for: HubServer.tinyEnglish.path).path == HubServer.tinyEnglish.path)
+        // A path without a folder, and a name that is not in this cache.
+        let nowhere = cache.url.appendingPathComponent("nothing-here").path
+        #expect(throws: SpeechModelError.modelNotInstalled(name: nowhere, searched: nowhere)) { try manager.folder(for: nowhere) }
+        #expect(throws: SpeechModelError.modelNotInstalled(name: "tiny.en", searched: cache.url.appendingPathComponent("tiny.en").path)) {
+            try manager.folder(for: "tiny.en")
+        }
+        // A half-copied folder: by path, the engine's four files are required; by name, the catalog's sizes too.
+        let partial = cache.url.appendingPathComponent("tiny.en")
+        try FileManager.default.createDirectory(at: partial, withIntermediateDirectories: true)
+        for file in ["config.json", "tokenizer.json"] {
+            try FileManager.default.copyItem(at: HubServer.tinyEnglish.appendingPathComponent(file), to: partial.appendingPathComponent(file))
+        }
+        try Data(count: 10).write(to: partial.appendingPathComponent("model.bin"))
+        #expect(throws: SpeechModelError.modelIncomplete(name: partial.path, problems: ["vocabulary.txt is missing"])) {
+            try manager.folder(for: partial.path)
+        }
+        #expect(throws: SpeechModelError.modelIncomplete(name: "tiny.en", problems: ["model.bin has 10 bytes, not 75537502", "vocabulary.txt is missing"])) {
+            try manager.folder(for: "tiny.en")
+        }
+        #expect(ModelManager.isFolderPath("./tiny.en") && ModelManager.isFolderPath("models/tiny.en"))
+        #expect(!ModelManager.isFolderPath("tiny.en") && !ModelManager.isFolderPath("distil-large-v3"))
+    }
+
+    @Test("the default cache follows the same rule as the tests' fixtures (AURALKIT_MODELS_DIR, XDG_CACHE_HOME, ~/.cache)")
+    func defaultCache() {
+        #expect(ModelManager.defaultCacheDirectory == Fixtures.modelsDirectory)
+        #expect(ModelManager().cacheDirectory == Fixtures.modelsDirectory)
     }
 
     /// tiny.en with no sizes or checksums: the manager must trust and check what the server states.

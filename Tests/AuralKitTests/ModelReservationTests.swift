@@ -1,12 +1,13 @@
 import AuralKit
 import Foundation
+import TestSupport
 import Testing
 
-@Suite("ModelManager reservations and retention")
+@Suite("ModelManager reservations and retention", .requiresFixtures(models: ["tiny.en"]))
 struct ModelReservationTests {
     /// The setup's cache, read only: these tests load models but never install or remove.
     static func setupManager(maxReservedLocales: Int = 4) -> ModelManager {
-        ModelManager(cacheDirectory: ModelLocator.modelsDirectory, endpoint: URL(string: "http://127.0.0.1:9")!, maxReservedLocales: maxReservedLocales)
+        ModelManager(cacheDirectory: Fixtures.modelsDirectory, endpoint: URL(string: "http://127.0.0.1:9")!, maxReservedLocales: maxReservedLocales)
     }
 
     @Test("reserves up to maxReservedLocales distinct locales, and releases only its own reservation")
@@ -133,13 +134,20 @@ struct SpeechModelErrorTests {
         #expect(error.failureReason?.isEmpty == false)
         #expect(error.recoverySuggestion?.isEmpty == false)
     }
+
+    @Test("suggestions name ModelManager's calls, for apps")
+    func suggestionsInAPITerms() {
+        #expect(SpeechModelError.modelNotInstalled(name: "tiny.en", searched: "/x").recoverySuggestion?.contains("install(_:)") == true)
+        #expect(SpeechModelError.modelIncomplete(name: "tiny.en", problems: []).recoverySuggestion?.contains("remove(_:)") == true)
+        #expect(SpeechModelError.unknownModel(name: "huge", available: []).recoverySuggestion?.contains("catalog") == true)
+    }
 }
 
 @Suite("ModelManager documentation example")
 struct ModelManagerExampleTests {
     @Test("the example at the top of ModelManager's documentation runs as written (tiny.en installed by the setup)")
     func example() async throws {
-        let manager = ModelManager(cacheDirectory: ModelLocator.modelsDirectory, endpoint: URL(string: "http://127.0.0.1:9")!)
+        let manager = ModelManager(cacheDirectory: Fixtures.modelsDirectory, endpoint: URL(string: "http://127.0.0.1:9")!)
         // --- as in the doc comment ---
         let model = try await manager.model(for: Locale(identifier: "en_GB"))  // tiny.en
         if let request = try await manager.installationRequest(for: model.name) {

@@ -1,4 +1,5 @@
 import AuralKit
+import AuralWhisper
 import Foundation
 import Testing
 

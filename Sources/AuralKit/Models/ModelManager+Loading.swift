@@ -1,3 +1,4 @@
+import AuralWhisper
 import Foundation
 
 /// How long a loaded model stays in memory once no session uses it, like AuralKit's `AnalyzerModelRetention`.
@@ -31,8 +32,9 @@ extension ModelManager {
     /// cooperative pool.
     private static let loadingQueue = DispatchQueue(label: "AuralKit.ModelManager.loading", attributes: .concurrent)
 
-    /// The loaded model `name`, loading it from the cache if no session holds it; every call must be balanced by
-    /// `relinquishModel(named:)`. Sessions asking for the same model share one instance. Reads only the disk.
+    /// The loaded model `name` (a model in the cache, or a folder path: see `folder(for:)`), loading it if no session
+    /// holds it; every call must be balanced by `relinquishModel(named:)`. Sessions asking for the same model share
+    /// one instance. Reads only the disk.
     /// - Parameter retention: how long to keep the model once unused; the last caller's choice wins.
     /// - Throws: `.modelNotInstalled`, `.modelIncomplete`, or the engine's `WhisperModelError`.
     public func acquireModel(named name: String, retention: ModelRetention = .whileInUse) async throws -> WhisperModel {

@@ -18,8 +18,9 @@ import Foundation
 /// ```
 ///
 /// Installed models never touch the network: `install` returns at once for a model whose folder is complete, and
-/// `folder(for:)`, `acquireModel` and the listing read only the disk. Downloads come from a Hugging Face-compatible
-/// endpoint (`<endpoint>/<repo>/resolve/<revision>/<file>`) into `<cache>/.staging/<name>/`, resume from the byte
+/// `folder(for:)` (the one way from a model name or folder path to a checked folder), `acquireModel` and the
+/// listing read only the disk. Downloads come from a Hugging Face-compatible endpoint
+/// (`<endpoint>/<repo>/resolve/<revision>/<file>`) into `<cache>/.staging/<name>/`, resume from the byte
 /// reached, are checked for size and SHA-256, and become `<cache>/<name>` by one rename, so the cache never holds
 /// half a model; a process killed mid-download leaves only staged files, which the next install resumes.
 public actor ModelManager {
@@ -41,9 +42,21 @@ public actor ModelManager {
     var reservations = ReservationBook()
     var loadedModels = LoadedModelCache()
 
+    /// The model cache used when none is given: `$AURALKIT_MODELS_DIR`, else `$XDG_CACHE_HOME/auralkit/models`, else
+    /// `~/.cache/auralkit/models` (an empty variable counts as unset). Read from the environment at each call.
+    public nonisolated static var defaultCacheDirectory: URL {
+        let environment = ProcessInfo.processInfo.environment
+        if let directory = environment["AURALKIT_MODELS_DIR"], !directory.isEmpty {
+            return URL(fileURLWithPath: directory, isDirectory: true)
+        }
+        let cache = environment["XDG_CACHE_HOME"].flatMap { $0.isEmpty ? nil : URL(fileURLWithPath: $0, isDirectory: true) }
+            ?? FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".cache", isDirectory: true)
+        return cache.appendingPathComponent("auralkit/models", isDirectory: true)
+    }
+
     /// A manager.
     /// - Parameters:
-    ///   - cacheDirectory: nil for `$AURALKIT_MODELS_DIR`, else `$XDG_CACHE_HOME/auralkit/models`, else `~/.cache/auralkit/models`.
+    ///   - cacheDirectory: nil for `defaultCacheDirectory`.
     ///   - endpoint: nil for `$HF_ENDPOINT`, else `https://huggingface.co`.
     ///   - catalog: the installable models; a mirror with other files can pass its own.
     ///   - token: sent as `Authorization: Bearer` to the endpoint (not to the CDN it redirects to); nil for `$HF_TOKEN`.
@@ -54,7 +67,7 @@ public actor ModelManager {
         maxReservedLocales: Int = 4, timeout: TimeInterval = 30
     ) {
         let environment = ProcessInfo.processInfo.environment
-        self.cacheDirectory = cacheDirectory ?? ModelLocator.modelsDirectory
+        self.cacheDirectory = cacheDirectory ?? Self.defaultCacheDirectory
         self.endpoint = endpoint
             ?? environment["HF_ENDPOINT"].flatMap { $0.isEmpty ? nil : URL(string: $0) }
             ?? URL(string: "https://huggingface.co")!
@@ -87,16 +100,32 @@ public actor ModelManager {
         return FileManager.default.fileExists(atPath: folder.path) && Self.problems(in: folder, descriptor: catalog.model(named: name)).isEmpty
     }
 
-    /// The folder of the installed model `name`. Reads only the disk.
-    /// - Throws: `SpeechModelError.modelNotInstalled`, or `.modelIncomplete` naming what is missing.
-    public func folder(for name: String) throws -> URL {
-        let folder = cacheDirectory.appendingPathComponent(name, isDirectory: true)
-        guard FileManager.default.fileExists(atPath: folder.path) else {
-            throw SpeechModelError.modelNotInstalled(name: name, searched: folder.path)
+    /// The folder of a complete model: `nameOrPath` is the name of a model in the cache (`tiny.en`), or the path of
+    /// a CTranslate2 model folder when it contains a `/` or starts with `.` (`./my-model`, `/models/tiny.en`).
+    ///
+    /// Either way the folder is checked before it is returned: every file the catalog lists, with the catalog's
+    /// sizes, for a catalog model in the cache; `model.bin`, `config.json`, `tokenizer.json` and `vocabulary.txt`
+    /// for a folder path or a model the catalog does not know. Reads only the disk; never downloads.
+    /// - Throws: `SpeechModelError.modelNotInstalled` when there is no such folder, `.modelIncomplete` naming each
+    ///   missing file or wrong size.
+    public nonisolated func folder(for nameOrPath: String) throws -> URL {
+        let isPath = Self.isFolderPath(nameOrPath)
+        let folder = isPath
+            ? URL(fileURLWithPath: nameOrPath, isDirectory: true)
+            : cacheDirectory.appendingPathComponent(nameOrPath, isDirectory: true)
+        var isDirectory: ObjCBool = false
+        guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
+            throw SpeechModelError.modelNotInstalled(name: nameOrPath, searched: folder.path)
         }
-        let problems = Self.problems(in: folder, descriptor: catalog.model(named: name))
-        guard problems.isEmpty else { throw SpeechModelError.modelIncomplete(name: name, problems: problems) }
+        let problems = Self.problems(in: folder, descriptor: isPath ? nil : catalog.model(named: nameOrPath))
+        guard problems.isEmpty else { throw SpeechModelError.modelIncomplete(name: nameOrPath, problems: problems) }
         return folder
+    }
+
+    /// Whether `folder(for:)` takes `nameOrPath` as a folder path (it contains a `/` or starts with `.`) rather than
+    /// the name of a model in the cache.
+    public nonisolated static func isFolderPath(_ nameOrPath: String) -> Bool {
+        nameOrPath.contains("/") || nameOrPath.hasPrefix(".")
     }
 
     /// Removes an installed model and anything staged for it; cancels its download if one is running.

@@ -17,7 +17,7 @@ public enum SpeechModelError: Error, Sendable, Equatable {
     case tooManyReservedLocales(maximum: Int, reserved: [Locale])
     /// A running session holds a reservation on the model, so it cannot be removed now.
     case modelReserved(name: String)
-    /// The installed folder is missing files or holds files of the wrong size.
+    /// The model's folder (installed, or given by path) is missing files or holds files of the wrong size.
     case modelIncomplete(name: String, problems: [String])
 }
 
@@ -51,7 +51,7 @@ extension SpeechModelError: LocalizedError {
         case .modelDownloadFailed(let model, _): "The model \"\(model)\" could not be downloaded."
         case .tooManyReservedLocales(let maximum, _): "No more than \(maximum) locales can be reserved at once."
         case .modelReserved(let name): "The model \"\(name)\" is in use."
-        case .modelIncomplete(let name, _): "The installed model \"\(name)\" is incomplete."
+        case .modelIncomplete(let name, _): "The model \"\(name)\" is incomplete."
         }
     }
 
@@ -74,10 +74,10 @@ extension SpeechModelError: LocalizedError {
     /// What to do about it.
     public var recoverySuggestion: String? {
         switch self {
-        case .modelNotInstalled(let name, _):
-            "Install it with `aural models install \(name)`, run scripts/setup to install tiny.en and base, pass a "
-                + "CTranslate2 model folder with --model, or set AURALKIT_MODELS_DIR to the folder that holds your models."
-        case .unknownModel: "Run `aural models list` for the models that can be installed."
+        case .modelNotInstalled:
+            "Install it with ModelManager's install(_:), give the path of a CTranslate2 model folder instead of a name, "
+                + "or set AURALKIT_MODELS_DIR to the folder that holds your models."
+        case .unknownModel: "Choose a name from ModelManager's catalog (ModelCatalog.models), the models that can be installed."
         case .unsupportedLocale: "Choose one of ModelManager's supportedLocales, or transcribe with language detection."
         case .modelDownloadNoInternet:
             "Check the network connection, or set HF_ENDPOINT to a reachable Hugging Face mirror; then install again. "
@@ -85,7 +85,9 @@ extension SpeechModelError: LocalizedError {
         case .modelDownloadFailed(_, let cause): cause.recoverySuggestion
         case .tooManyReservedLocales: "Stop a session that uses another locale, then start this one again."
         case .modelReserved: "Stop the sessions that use it, then remove it."
-        case .modelIncomplete(let name, _): "Remove it with `aural models remove \(name)` and install it again."
+        case .modelIncomplete:
+            "Remove it with ModelManager's remove(_:) and install it again, or, for a folder you converted yourself, add "
+                + "the missing files."
         }
     }
 }

@@ -1,3 +1,4 @@
+import AuralAudio
 import AuralKit
 import Foundation
 

@@ -56,7 +56,7 @@ enum ModelsCommand {
     // MARK: - Subcommands
 
     @Sendable static func runList(_ parsed: ParsedArguments) async -> Int32 {
-        let manager = ModelManager()
+        let manager = ModelManager.shared
         let installed = await manager.installedModels()
         let catalog = manager.catalog
         var defaults: [String: [String]] = [:]
@@ -99,10 +99,10 @@ enum ModelsCommand {
             }
             endpoint = url
         }
-        let manager = ModelManager(endpoint: endpoint)
+        let manager = endpoint.map { ModelManager(endpoint: $0) } ?? .shared
         do {
             guard let request = try await manager.installationRequest(for: name) else {
-                print("\(name) is already installed in \(try await manager.folder(for: name).path)")
+                print("\(name) is already installed in \(try manager.folder(for: name).path)")
                 return 0
             }
             let progress = request.progress
@@ -116,7 +116,7 @@ enum ModelsCommand {
             }
             reporter.cancel()
             await reporter.value
-            print("Installed \(name) in \(try await manager.folder(for: name).path)")
+            print("Installed \(name) in \(try manager.folder(for: name).path)")
             return 0
         } catch {
             report(error, context: name)
@@ -127,7 +127,7 @@ enum ModelsCommand {
     @Sendable static func runRemove(_ parsed: ParsedArguments) async -> Int32 {
         let name = parsed.positional("NAME")!
         do {
-            try await ModelManager().remove(name)
+            try await ModelManager.shared.remove(name)
             print("Removed \(name)")
             return 0
         } catch {
@@ -137,13 +137,13 @@ enum ModelsCommand {
     }
 
     @Sendable static func runPath(_ parsed: ParsedArguments) async -> Int32 {
-        let manager = ModelManager()
+        let manager = ModelManager.shared
         guard let name = parsed.positional("NAME") else {
             print(manager.cacheDirectory.path)
             return 0
         }
         do {
-            print(try await manager.folder(for: name).path)
+            print(try manager.folder(for: name).path)
             return 0
         } catch {
             report(error, context: name)

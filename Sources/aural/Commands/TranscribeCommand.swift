@@ -1,4 +1,6 @@
+import AuralAudio
 import AuralKit
+import AuralWhisper
 import Foundation
 
 /// `aural transcribe FILE...`: files to text, subtitles or JSON.
@@ -7,7 +9,7 @@ enum TranscribeCommand {
         name: "aural transcribe",
         abstract: "Transcribe or translate audio and video files with Whisper",
         options: [
-            OptionSpec("model", short: "m", .string("NAME|PATH"), help: "Installed model name (tiny.en, base, …) or a CTranslate2 model folder", defaultValue: ModelLocator.defaultModel),
+            OptionSpec("model", short: "m", .string("NAME|PATH"), help: "Installed model name (tiny.en, base, …) or a CTranslate2 model folder", defaultValue: defaultModel),
             OptionSpec("language", short: "l", .string("CODE"), help: "Spoken language (en, de, zh, …); detected when left out"),
             OptionSpec("task", .choice(WhisperTask.allCases.map(\.rawValue)), help: "Transcribe in the spoken language, or translate to English", defaultValue: "transcribe"),
             OptionSpec("format", short: "f", .choice(TranscriptFormat.allCases.map(\.rawValue)), help: "Output format", defaultValue: "txt"),
@@ -24,6 +26,9 @@ enum TranscribeCommand {
         ],
         positionals: [PositionalSpec("FILE", help: "Audio or video files in any format FFmpeg reads (WAV, FLAC, MP3, Ogg, M4A, WebM, MP4, MKV, …); the first audio track is used", isRepeatable: true)]
     )
+
+    /// The model used when `--model` is left out: the catalog's default for files.
+    static let defaultModel = ModelCatalog.standard.defaults[.files]!
 
     static func run(_ arguments: [String]) async -> Int32 {
         await spec.run(arguments, run)
@@ -42,7 +47,7 @@ enum TranscribeCommand {
         let model: WhisperModel
         let loadStart = Date()
         do {
-            model = try WhisperModel(folder: try ModelLocator.folder(for: parsed.string("model") ?? ModelLocator.defaultModel))
+            model = try WhisperModel(folder: try ModelManager.shared.folder(for: parsed.string("model") ?? defaultModel))
         } catch {
             report(error)
             return 1
@@ -112,7 +117,7 @@ enum TranscribeCommand {
         var info: TranscriptionInfo?
         var segments: [Segment] = []
         let streamText = format == .txt && outputDirectory == nil
-        for try await event in transcriber.events(reading: { FileSamples(try AudioFileReader(url: url)) }, options: options) {
+        for try await event in transcriber.events(reading: { try AudioFileSamples(url: url) }, options: options) {
             switch event {
             case .info(let value):
                 info = value
@@ -141,18 +146,5 @@ enum TranscribeCommand {
         } else {
             print(rendered, terminator: rendered.hasSuffix("\n") ? "" : "\n")
         }
-    }
-}
-
-/// A file's 16 kHz mono samples, chunk by chunk, for the engine.
-private struct FileSamples: SampleReading {
-    let reader: AudioFileReader
-
-    init(_ reader: AudioFileReader) {
-        self.reader = reader
-    }
-
-    func read() throws -> [Float]? {
-        try reader.read()
     }
 }
