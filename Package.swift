@@ -19,8 +19,7 @@ let package = Package(
         .target(
             name: "AuralWhisper",
             // OpenBLAS (Debian's libopenblas0) is opened at run time; see OpenBLAS.swift.
-            dependencies: ["CZlib", "CKernels"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked", "-target-cpu", "haswell"], .when(configuration: .release))]
+            dependencies: ["CZlib", "CKernels"]
         ),
         .target(name: "AuralAudio", dependencies: ["CFFmpeg", "CPulse"]),
         .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio"]),
