@@ -21,12 +21,12 @@ static inline ck_half8 ck_half_bits(const uint16_t *p) {
     return h;
 }
 #define CK_LOAD_F16(p) __builtin_convertvector(ck_half_bits(p), ck_v8)
-static inline float ck_half_to_float(uint16_t bits) {
+static inline float ck_half_bits_to_float(uint16_t bits) {
     __fp16 h;
     __builtin_memcpy(&h, &bits, sizeof h);
     return (float)h;
 }
-#define CK_F16(h) ck_half_to_float(h)
+#define CK_F16(h) ck_half_bits_to_float(h)
 #else
 // No FMA at the x86-64 baseline: a multiply, then an add.
 #define CK_MADD(s, a, b) ((s) + (a) * (b))
@@ -47,7 +47,7 @@ static inline ck_f32x8 ck_half8_to_float(const uint16_t *p) {
     return (ck_f32x8)(result | sign);
 }
 #define CK_LOAD_F16(p) ck_half8_to_float(p)
-static inline float ck_half_to_float(uint16_t bits) {
+static inline float ck_half_bits_to_float(uint16_t bits) {
     uint32_t magnitude = bits & 0x7fff;
     uint32_t sign = (uint32_t)(bits & 0x8000) << 16;
     uint32_t shifted = magnitude << 13, result;
@@ -63,7 +63,7 @@ static inline float ck_half_to_float(uint16_t bits) {
     __builtin_memcpy(&value, &result, sizeof value);
     return value;
 }
-#define CK_F16(h) ck_half_to_float(h)
+#define CK_F16(h) ck_half_bits_to_float(h)
 #endif
 
 #include "kernels_body.h"

@@ -221,6 +221,21 @@ CK_ATTR static void ck_weighted_sum(int m, ptrdiff_t n, ptrdiff_t k, const float
 
 // MARK: - Element-wise and row-wise
 
+CK_ATTR static void ck_half_to_float(const void *h, ptrdiff_t count, float *out) {
+    const char *bytes = h;
+    ptrdiff_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        uint16_t eight[8];
+        memcpy(eight, bytes + 2 * i, sizeof eight);
+        ck_store(out + i, ck_load8_f16(eight));
+    }
+    for (; i < count; i++) {
+        uint16_t one;
+        memcpy(&one, bytes + 2 * i, sizeof one);
+        out[i] = CK_F16(one);
+    }
+}
+
 /// exp of eight lanes for inputs ≤ 0: Cody–Waite range reduction and a degree-6 polynomial (Cephes expf), about
 /// 1 ulp; lanes below −87.3 give 0. The integer part is rounded with the 1.5·2²³ trick, in vector registers.
 CK_INLINE ck_v8 ck_exp8(ck_v8 input) {
@@ -385,6 +400,7 @@ const ck_kernels CK_TABLE = {
     .skinny_f32 = ck_skinny_f32,
     .skinny_f16 = ck_skinny_f16,
     .weighted_sum = ck_weighted_sum,
+    .half_to_float = ck_half_to_float,
     .gelu = ck_gelu,
     .maximum = ck_maximum,
     .exp_shifted = ck_exp_shifted,

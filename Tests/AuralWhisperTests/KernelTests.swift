@@ -141,6 +141,26 @@ struct KernelTests {
         }
     }
 
+    /// Exact: every binary16 value is a binary32 value. Read from an odd address, as model files place variables.
+    @Test("float16 to float32 conversion, all 65,536 values", arguments: levels)
+    func halfToFloat(level: CPUFeatures.Level) {
+        let bits = (0...UInt16.max).map { $0 }
+        var bytes = [UInt8](repeating: 0, count: 1 + 2 * bits.count)
+        for (i, b) in bits.enumerated() { bytes[1 + 2 * i] = UInt8(b & 0xFF); bytes[2 + 2 * i] = UInt8(b >> 8) }
+        var out = [Float](repeating: 0, count: bits.count)
+        bytes.withUnsafeBytes { raw in
+            KernelSet(level: level).table.pointee.half_to_float(raw.baseAddress! + 1, bits.count, &out)
+        }
+        for (b, value) in zip(bits, out) {
+            let expected = Float(Float16(bitPattern: b))
+            if expected.isNaN {
+                #expect(value.isNaN, "bits \(b)")
+            } else {
+                #expect(value.bitPattern == expected.bitPattern, "bits \(b)")
+            }
+        }
+    }
+
     /// The erf approximation errs by at most 1.5e-7 (Abramowitz–Stegun 7.1.26), which GELU halves and scales by |x|;
     /// a few roundings of values up to |x| add about 3·2⁻²⁴·|x|. So 3e-7·max(1, |x|) holds everywhere.
     @Test("GELU", arguments: levels)

@@ -36,6 +36,10 @@ typedef struct ck_kernels {
     void (*weighted_sum)(int m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b,
                          ptrdiff_t ldb, float *c, ptrdiff_t ldc);
 
+    /// out[i] = the i-th float16 (IEEE binary16) at h as a float, exactly, for i < count (model loading; h needs
+    /// no alignment).
+    void (*half_to_float)(const void *h, ptrdiff_t count, float *out);
+
     /// GELU (erf form) of x[0..<count] in place.
     void (*gelu)(float *x, ptrdiff_t count);
     /// The largest of x[0..<count]; −∞ when count is 0.
