@@ -1,5 +1,3 @@
-import Foundation
-
 /// Element-wise and row-wise kernels of the transformer: layer norm, GELU, softmax, bias.
 /// All work on raw row-major Float buffers; the callers own the memory.
 enum Kernels {
