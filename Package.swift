@@ -14,11 +14,12 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
+        // The engine's hot kernels in C, each built for AVX-512, AVX2 and the baseline and chosen at run time.
+        .target(name: "CKernels", linkerSettings: [.linkedLibrary("m")]),
         .target(
             name: "AuralWhisper",
             // OpenBLAS (Debian's libopenblas0) is opened at run time; see OpenBLAS.swift.
-            dependencies: ["CZlib"],
-            swiftSettings: [.unsafeFlags(["-Ounchecked", "-target-cpu", "haswell"], .when(configuration: .release))]
+            dependencies: ["CZlib", "CKernels"]
         ),
         .target(name: "AuralAudio", dependencies: ["CFFmpeg", "CPulse"]),
         .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio"]),

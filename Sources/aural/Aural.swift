@@ -14,13 +14,6 @@ struct Aural {
     ]
 
     static func main() async {
-        guard cpuSupportsEngine() else {
-            printError("""
-                error: this CPU lacks AVX2 and FMA, which the release build of AuralKit's engine is compiled for.
-                hint: build for this CPU without them: remove "-target-cpu", "haswell" from Package.swift, or use a debug build.
-                """)
-            exit(1)
-        }
         // Problems with a file are reported as errors; FFmpeg's own lines on standard error would only repeat them.
         AudioFileReader.quietsFFmpegLog = true
         let arguments = Array(CommandLine.arguments.dropFirst())
@@ -50,20 +43,6 @@ struct Aural {
         for command in commands { lines.append("  \(command.name.padding(toLength: 12, withPad: " ", startingAt: 0))\(command.abstract)") }
         lines += ["", "Run 'aural <command> --help' for a command's options."]
         return lines.joined(separator: "\n")
-    }
-
-    /// Whether the CPU runs the engine's release build (compiled with `-target-cpu haswell`: AVX2 and FMA).
-    /// `aural` itself is compiled for the baseline, so it can say so instead of dying of an illegal instruction.
-    static func cpuSupportsEngine() -> Bool {
-        #if arch(x86_64)
-            guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-                let flags = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
-            else { return true }
-            let set = Set(flags.split(separator: " "))
-            return set.contains("avx2") && set.contains("fma")
-        #else
-            return true
-        #endif
     }
 }
 

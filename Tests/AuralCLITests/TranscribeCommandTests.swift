@@ -11,6 +11,19 @@ struct TranscribeCommandTests {
         #expect(result.stdout == "Ever tried, ever failed.\nNo matter, try again.\nFail again.\nFail better.\n")
     }
 
+    /// The baseline kernels (and OpenBLAS's pre-AVX kernel) are what a CPU without AVX2 runs; hiding AVX2 and AVX-512
+    /// here runs that path on this machine, which must give the same transcript.
+    @Test("gives the same transcript with AVX2 hidden (AURALKIT_CPU_LEVEL=baseline)")
+    func baselineKernels() throws {
+        let arguments = ["transcribe", CLI.audio("beckett.wav"), "--model", "tiny.en", "--beam-size", "1"]
+        let fast = try CLI.run(arguments)
+        let baseline = try CLI.run(arguments, environment: ["AURALKIT_CPU_LEVEL": "baseline"])
+        #expect(fast.status == 0, "\(fast.stderr)")
+        #expect(baseline.status == 0, "\(baseline.stderr)")
+        #expect(!fast.stdout.isEmpty)
+        #expect(baseline.stdout == fast.stdout)
+    }
+
     @Test("transcribes an MP3 and the audio track of an MP4 video")
     func transcribesMediaFiles() throws {
         let mp3 = try CLI.run(["transcribe", CLI.media("beckett.mp3"), "--model", "tiny.en", "--beam-size", "1", "-q"])

@@ -4,16 +4,19 @@ import Testing
 
 @Suite("OpenBLAS")
 struct OpenBLASTests {
-    @Test("the kernel follows the CPU's flags, and a preset OPENBLAS_CORETYPE is left alone")
+    @Test("the kernel follows the CPU's level, and a preset OPENBLAS_CORETYPE is left alone")
     func kernelChoice() throws {
-        let avx512: Set<Substring> = ["fma", "avx2", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
-        #expect(OpenBLAS.preferredCoreType(cpuFlags: avx512) == "SkylakeX")
-        #expect(OpenBLAS.preferredCoreType(cpuFlags: ["fma", "avx2", "avx512f"]) == "Haswell")
-        #expect(OpenBLAS.preferredCoreType(cpuFlags: ["sse3", "avx"]) == nil)
+        let avx512: Set<String> = ["fma", "f16c", "avx2", "avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"]
+        #expect(OpenBLAS.preferredCoreType(CPUFeatures(flags: avx512, override: nil)) == "SkylakeX")
+        #expect(OpenBLAS.preferredCoreType(CPUFeatures(flags: avx512, override: "avx2")) == "Haswell")
+        #expect(OpenBLAS.preferredCoreType(CPUFeatures(flags: ["fma", "f16c", "avx2", "avx512f"], override: nil)) == "Haswell")
+        #expect(OpenBLAS.preferredCoreType(CPUFeatures(flags: ["sse3", "avx"], override: nil)) == nil)
+        // Hiding AVX2 must keep OpenBLAS off it too.
+        #expect(OpenBLAS.preferredCoreType(CPUFeatures(flags: avx512, override: "baseline")) == "Prescott")
 
         let library = try OpenBLAS.loaded.get()
         let preset = ProcessInfo.processInfo.environment["OPENBLAS_CORETYPE"]
-        if let expected = preset ?? OpenBLAS.preferredCoreType(cpuFlags: OpenBLAS.cpuFlags()) {
+        if let expected = preset ?? OpenBLAS.preferredCoreType(.current) {
             #expect(library.kernel.lowercased() == expected.lowercased())
         }
     }

@@ -6,8 +6,9 @@ import Foundation
 /// `OPENBLAS_CORETYPE` before it loads. Debian 12's OpenBLAS 0.3.21 does not know recent Xeons and falls back to its
 /// SSE3 `Prescott` kernel. On the Xeon with AVX-512 this was measured on, a 30-second base encoder window took
 /// 3.2 s with `Prescott` and 0.8 s with `SkylakeX`. A linked OpenBLAS would load before any of the engine's code
-/// runs, so the engine opens it with `dlopen` instead: when `OPENBLAS_CORETYPE` is unset, it first sets it from the
-/// CPU's flags (`SkylakeX` with AVX-512, `Haswell` with AVX2 and FMA). Set `OPENBLAS_CORETYPE` to choose yourself.
+/// runs, so the engine opens it with `dlopen` instead: when `OPENBLAS_CORETYPE` is unset, it first sets it from
+/// `CPUFeatures.current.level` (`SkylakeX` for AVX-512, `Haswell` for AVX2; `Prescott`, which needs only SSE3, when
+/// `AURALKIT_CPU_LEVEL=baseline` hides a faster CPU's extensions). Set `OPENBLAS_CORETYPE` to choose yourself.
 struct OpenBLAS: Sendable {
     typealias SingleGEMM = @convention(c) (
         Int32, Int32, Int32, Int32, Int32, Int32, Float, UnsafePointer<Float>?, Int32, UnsafePointer<Float>?, Int32,
@@ -50,16 +51,24 @@ struct OpenBLAS: Sendable {
     /// The name of the kernel OpenBLAS runs ("SkylakeX", "Haswell", "Prescott", …).
     var kernel: String { coreName().map { String(cString: $0) } ?? "unknown" }
 
-    /// The kernel to ask for on a CPU with these `/proc/cpuinfo` flags: nil to leave OpenBLAS's own choice.
-    static func preferredCoreType(cpuFlags flags: Set<Substring>) -> String? {
-        if ["avx512f", "avx512cd", "avx512bw", "avx512dq", "avx512vl"].allSatisfy(flags.contains) { return "SkylakeX" }
-        if flags.contains("avx2") && flags.contains("fma") { return "Haswell" }
-        return nil
+    /// The kernel to ask for at these CPU features: nil to leave OpenBLAS's own choice (a CPU whose best level is the
+    /// baseline, which OpenBLAS knows how to serve).
+    static func preferredCoreType(_ features: CPUFeatures) -> String? {
+        switch features.level {
+        case .avx512: "SkylakeX"
+        case .avx2: "Haswell"
+        case .baseline:
+            #if arch(x86_64)
+                features.isLowered ? "Prescott" : nil
+            #else
+                nil
+            #endif
+        }
     }
 
     private static func open() -> Result<OpenBLAS, WhisperModelError> {
         let alreadyLoaded = fileNames.contains { dlopen($0, RTLD_NOW | RTLD_NOLOAD) != nil }
-        if !alreadyLoaded, getenv("OPENBLAS_CORETYPE") == nil, let coreType = preferredCoreType(cpuFlags: cpuFlags()) {
+        if !alreadyLoaded, getenv("OPENBLAS_CORETYPE") == nil, let coreType = preferredCoreType(.current) {
             setenv("OPENBLAS_CORETYPE", coreType, 0)
         }
         var failures: [String] = []
@@ -85,13 +94,5 @@ struct OpenBLAS: Sendable {
             return .success(OpenBLAS(sgemm: sgemm, dgemm: dgemm, sgemv: sgemv, setThreadCount: setThreadCount, coreName: coreName))
         }
         return .failure(.engineUnavailable(reason: "OpenBLAS could not be opened: " + failures.joined(separator: "; ")))
-    }
-
-    /// The flags `/proc/cpuinfo` lists for the first CPU (empty where it cannot be read).
-    static func cpuFlags() -> Set<Substring> {
-        guard let cpuinfo = try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8),
-            let line = cpuinfo.split(separator: "\n").first(where: { $0.hasPrefix("flags") })
-        else { return [] }
-        return Set(line.split(separator: " "))
     }
 }

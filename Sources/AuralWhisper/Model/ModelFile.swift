@@ -111,9 +111,7 @@ struct ModelFile {
             return [Float](unsafeUninitializedCapacity: count) { out, initialized in
                 switch type {
                 case .float16:
-                    for i in 0..<count {
-                        out[i] = Self.halfToFloat(base.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self))
-                    }
+                    if count > 0 { KernelSet.active.table.pointee.half_to_float(base, count, out.baseAddress!) }
                 case .bfloat16:
                     for i in 0..<count {
                         out[i] = Float(bitPattern: UInt32(base.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)) << 16)
@@ -126,21 +124,6 @@ struct ModelFile {
                 initialized = count
             }
         }
-    }
-
-    /// IEEE binary16 to binary32 with integer operations only (exact for every value, subnormals included).
-    @inline(__always)
-    static func halfToFloat(_ h: UInt16) -> Float {
-        let sign = UInt32(h & 0x8000) << 16
-        let exponent = UInt32(h >> 10) & 0x1F
-        let mantissa = UInt32(h & 0x3FF)
-        if exponent == 0x1F { return Float(bitPattern: sign | 0x7F80_0000 | (mantissa << 13)) }
-        if exponent == 0 {
-            // Zero or subnormal: mantissa · 2^-24.
-            let magnitude = Float(mantissa) * 5.9604644775390625e-8
-            return Float(bitPattern: sign | magnitude.bitPattern)
-        }
-        return Float(bitPattern: sign | ((exponent + 112) << 23) | (mantissa << 13))
     }
 
     /// A float16 variable's values exactly as stored, or nil when the variable is stored in another type

@@ -98,78 +98,22 @@ struct CrossAttention {
         }
     }
 
-    /// out[j] = Σ_c query[c] · keys[c, j] for j < length: 64 keys at a time in eight independent sums.
-    private static func scores(
-        query: UnsafePointer<Float>, keys: UnsafePointer<Float>, length: Int, width: Int, into out: UnsafeMutablePointer<Float>
+    /// out[j] = Σ_c query[c] · keys[c, j] for j < length: 64 keys at a time in eight independent sums (C kernel).
+    static func scores(
+        query: UnsafePointer<Float>, keys: UnsafePointer<Float>, length: Int, width: Int, into out: UnsafeMutablePointer<Float>,
+        kernels: KernelSet = .active
     ) {
-        var j = 0
-        while j + 64 <= length {
-            var s0 = SIMD8<Float>.zero, s1 = SIMD8<Float>.zero, s2 = SIMD8<Float>.zero, s3 = SIMD8<Float>.zero
-            var s4 = SIMD8<Float>.zero, s5 = SIMD8<Float>.zero, s6 = SIMD8<Float>.zero, s7 = SIMD8<Float>.zero
-            for c in 0..<width {
-                let q = SIMD8<Float>(repeating: query[c])
-                let row = keys + c * length + j
-                s0.addProduct(q, load(row, 0)); s1.addProduct(q, load(row, 8))
-                s2.addProduct(q, load(row, 16)); s3.addProduct(q, load(row, 24))
-                s4.addProduct(q, load(row, 32)); s5.addProduct(q, load(row, 40))
-                s6.addProduct(q, load(row, 48)); s7.addProduct(q, load(row, 56))
-            }
-            store(s0, out + j); store(s1, out + j + 8); store(s2, out + j + 16); store(s3, out + j + 24)
-            store(s4, out + j + 32); store(s5, out + j + 40); store(s6, out + j + 48); store(s7, out + j + 56)
-            j += 64
-        }
-        while j + 8 <= length {
-            var s = SIMD8<Float>.zero
-            for c in 0..<width { s.addProduct(SIMD8(repeating: query[c]), load(keys + c * length + j, 0)) }
-            store(s, out + j)
-            j += 8
-        }
-        while j < length {
-            var s: Float = 0
-            for c in 0..<width { s += query[c] * keys[c * length + j] }
-            out[j] = s
-            j += 1
-        }
+        precondition(length >= 0 && width >= 0)
+        kernels.table.pointee.attention_scores(query, keys, length, width, out)
     }
 
     /// out[r, :] = Σ_j weights[r, j] · values[j, :] for up to 4 rows, 16 columns at a time: each value read once for
-    /// all the rows.
-    private static func weightedValues(
+    /// all the rows (C kernel).
+    static func weightedValues(
         weights: UnsafePointer<Float>, rows: Int, length: Int, values: UnsafePointer<Float>, width: Int,
-        into out: UnsafeMutablePointer<Float>, outputStride: Int
+        into out: UnsafeMutablePointer<Float>, outputStride: Int, kernels: KernelSet = .active
     ) {
-        // Missing rows repeat the last one and are not stored.
-        let w0 = weights, w1 = weights + min(1, rows - 1) * length
-        let w2 = weights + min(2, rows - 1) * length, w3 = weights + min(3, rows - 1) * length
-        var column = 0
-        while column < width {
-            var a0 = SIMD8<Float>.zero, a1 = SIMD8<Float>.zero, b0 = SIMD8<Float>.zero, b1 = SIMD8<Float>.zero
-            var c0 = SIMD8<Float>.zero, c1 = SIMD8<Float>.zero, d0 = SIMD8<Float>.zero, d1 = SIMD8<Float>.zero
-            for j in 0..<length {
-                let row = values + j * width + column
-                let v0 = load(row, 0), v1 = load(row, 8)
-                let p0 = SIMD8<Float>(repeating: w0[j]), p1 = SIMD8<Float>(repeating: w1[j])
-                let p2 = SIMD8<Float>(repeating: w2[j]), p3 = SIMD8<Float>(repeating: w3[j])
-                a0.addProduct(p0, v0); a1.addProduct(p0, v1)
-                b0.addProduct(p1, v0); b1.addProduct(p1, v1)
-                c0.addProduct(p2, v0); c1.addProduct(p2, v1)
-                d0.addProduct(p3, v0); d1.addProduct(p3, v1)
-            }
-            store(a0, out + column); store(a1, out + column + 8)
-            if rows > 1 { store(b0, out + outputStride + column); store(b1, out + outputStride + column + 8) }
-            if rows > 2 { store(c0, out + 2 * outputStride + column); store(c1, out + 2 * outputStride + column + 8) }
-            if rows > 3 { store(d0, out + 3 * outputStride + column); store(d1, out + 3 * outputStride + column + 8) }
-            column += 16
-        }
-    }
-
-    @inline(__always)
-    private static func load(_ p: UnsafePointer<Float>, _ i: Int) -> SIMD8<Float> {
-        UnsafeRawPointer(p + i).loadUnaligned(as: SIMD8<Float>.self)
-    }
-
-    @inline(__always)
-    private static func store(_ v: SIMD8<Float>, _ p: UnsafeMutablePointer<Float>) {
-        UnsafeMutableRawPointer(p).storeBytes(of: v, as: SIMD8<Float>.self)
+        precondition(rows >= 1 && rows <= 4 && length >= 0 && width % 16 == 0 && (rows == 1 || outputStride >= width))
+        kernels.table.pointee.attention_values(weights, Int32(rows), length, values, width, out, outputStride)
     }
 }

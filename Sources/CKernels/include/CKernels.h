@@ -1,0 +1,67 @@
+#ifndef CKERNELS_H
+#define CKERNELS_H
+
+// The engine's hand-written kernels (AuralWhisper's SkinnyGEMM, Kernels and CrossAttention call them), each built
+// three times: for AVX-512, for AVX2 with FMA and F16C, and for the baseline of the architecture (plain C that
+// the compiler vectorises; x86-64's SSE2, aarch64's NEON). `ck_select` returns the table of one build; the engine
+// picks it once, from the CPU's features, so a CPU never runs an instruction it lacks.
+//
+// Every pointer must be valid for the counts given; the Swift wrappers check the shapes once per call. Matrices
+// are row-major with the given leading dimensions (in elements). float16 weights are passed as their bits.
+
+#include <stddef.h>
+#include <stdint.h>
+
+#pragma clang assume_nonnull begin
+
+/// The kernel builds, lowest first; the values match AuralWhisper's `CPUFeatures.Level`.
+enum {
+    CK_LEVEL_BASELINE = 0,
+    CK_LEVEL_AVX2 = 1,
+    CK_LEVEL_AVX512 = 2,
+};
+
+/// One build of every kernel.
+typedef struct ck_kernels {
+    /// The level this table was built for (CK_LEVEL_…).
+    int level;
+
+    /// c[r, o] = alpha · Σₖ a[r, k] · b[o, k] + beta · c[r, o] for r < m (1…8), first ≤ o < last; b is float32 [out, in].
+    void (*skinny_f32)(ptrdiff_t first, ptrdiff_t last, int m, ptrdiff_t k, const float *a, ptrdiff_t lda,
+                       const float *b, ptrdiff_t ldb, float *c, ptrdiff_t ldc, float alpha, float beta);
+    /// As skinny_f32 with b in float16 (IEEE binary16 bits).
+    void (*skinny_f16)(ptrdiff_t first, ptrdiff_t last, int m, ptrdiff_t k, const float *a, ptrdiff_t lda,
+                       const uint16_t *b, ptrdiff_t ldb, float *c, ptrdiff_t ldc, float alpha, float beta);
+    /// c[r, :n] = Σⱼ a[r, j] · b[j, :n] for r < m, j < k (b not transposed, [k × n]).
+    void (*weighted_sum)(int m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b,
+                         ptrdiff_t ldb, float *c, ptrdiff_t ldc);
+
+    /// out[i] = the i-th float16 (IEEE binary16) at h as a float, exactly, for i < count (model loading; h needs
+    /// no alignment).
+    void (*half_to_float)(const void *h, ptrdiff_t count, float *out);
+
+    /// GELU (erf form) of x[0..<count] in place.
+    void (*gelu)(float *x, ptrdiff_t count);
+    /// The largest of x[0..<count]; −∞ when count is 0.
+    float (*maximum)(const float *x, ptrdiff_t count);
+    /// x[i] = exp(x[i]·scale − shift) in place for i < count; returns the sum (for x[i]·scale − shift ≤ 0).
+    float (*exp_shifted)(float *x, ptrdiff_t count, float scale, float shift);
+    /// Softmax of each of `rows` rows of `cols` values (rows `stride` apart) in place, after scaling by `scale`.
+    void (*softmax_rows)(float *x, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t stride, float scale);
+    /// out[i] = log_softmax(x)[i] for i < count, the sum of exponentials taken in double.
+    void (*log_softmax)(const float *x, ptrdiff_t count, float *out);
+
+    /// out[j] = Σ_c query[c] · keys[c, j] for j < length (keys [width × length], transposed per head).
+    void (*attention_scores)(const float *query, const float *keys, ptrdiff_t length, ptrdiff_t width, float *out);
+    /// out[r, :width] = Σⱼ weights[r, j] · values[j, :width] for r < rows (1…4), j < length; width a multiple of 16.
+    void (*attention_values)(const float *weights, int rows, ptrdiff_t length, const float *values, ptrdiff_t width,
+                             float *out, ptrdiff_t out_stride);
+} ck_kernels;
+
+/// The table built for `level`, or for the highest lower level this architecture has (the baseline on aarch64).
+/// The caller makes sure the CPU has the level's instructions.
+const ck_kernels *ck_select(int level);
+
+#pragma clang assume_nonnull end
+
+#endif

@@ -1,0 +1,411 @@
+// The kernels, written once and built once per CPU level: a level's file defines
+//   CK_ATTR              attributes of every function here (the level's `target`),
+//   CK_TABLE             the name of the level's table, CK_LEVEL its CK_LEVEL_… value,
+//   CK_MADD(s, a, b)     s + a·b on eight lanes, fused where the level has FMA,
+//   CK_LOAD_F16(p)       eight float16 values (bits) from p as floats, CK_F16(h) one,
+// and then includes this file. The arithmetic follows the Swift SIMD8 kernels these replaced, in the same order:
+// eight-lane partial sums added lane 0 to 7, fused multiply-adds exactly where those used `addProduct`, and no
+// other contraction (the including files turn FP_CONTRACT off).
+
+#include <math.h>
+#include <string.h>
+
+typedef float ck_v8 __attribute__((vector_size(32)));
+typedef int32_t ck_v8i __attribute__((vector_size(32)));
+
+#define CK_INLINE static inline __attribute__((always_inline)) CK_ATTR
+
+CK_INLINE ck_v8 ck_load(const float *p) {
+    ck_v8 v;
+    memcpy(&v, p, sizeof v);
+    return v;
+}
+
+CK_INLINE void ck_store(float *p, ck_v8 v) { memcpy(p, &v, sizeof v); }
+
+CK_INLINE ck_v8 ck_splat(float x) { return (ck_v8){x, x, x, x, x, x, x, x}; }
+
+/// Lane 0 + lane 1 + … + lane 7, left to right (Swift's SIMD `sum()`).
+CK_INLINE float ck_sum(ck_v8 v) { return v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]; }
+
+/// Lanes of `yes` where mask is set (all ones), else of `no`.
+CK_INLINE ck_v8 ck_select_lanes(ck_v8i mask, ck_v8 yes, ck_v8 no) {
+    return (ck_v8)((mask & (ck_v8i)yes) | (~mask & (ck_v8i)no));
+}
+
+// MARK: - Products of a few rows against weights stored [out, in]
+
+CK_INLINE ck_v8 ck_load8_f32(const float *p) { return ck_load(p); }
+CK_INLINE float ck_f32(const float *p, ptrdiff_t i) { return p[i]; }
+CK_INLINE ck_v8 ck_load8_f16(const uint16_t *p) { return CK_LOAD_F16(p); }
+CK_INLINE float ck_f16(const uint16_t *p, ptrdiff_t i) { return CK_F16(p[i]); }
+
+CK_INLINE void ck_store_scaled(float *c, ptrdiff_t ldc, int row, ptrdiff_t output, float value, float alpha, float beta) {
+    float *target = c + row * ldc + output;
+    *target = beta == 0 ? alpha * value : alpha * value + beta * *target;
+}
+
+// One weight type's dot kernels and block loop; W is the element type, LOAD8/ONE read it as floats.
+#define CK_SKINNY(NAME, W, LOAD8, ONE)                                                                                 \
+    /* Five rows against two weight rows: ten sums, two weight vectors and one row vector in registers. */           \
+    CK_INLINE void NAME##_dot5x2(const W *w0, const W *w1, const float *x, ptrdiff_t lda, ptrdiff_t k, float *first,  \
+                                 float *second) {                                                                      \
+        const float *x0 = x, *x1 = x + lda, *x2 = x + 2 * lda, *x3 = x + 3 * lda, *x4 = x + 4 * lda;                  \
+        ck_v8 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, a4 = {0}, b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0}, b4 = {0};     \
+        ptrdiff_t i = 0;                                                                                               \
+        for (; i + 8 <= k; i += 8) {                                                                                   \
+            ck_v8 u = LOAD8(w0 + i), v = LOAD8(w1 + i);                                                                \
+            ck_v8 y = ck_load(x0 + i);                                                                                 \
+            a0 = CK_MADD(a0, u, y); b0 = CK_MADD(b0, v, y);                                                            \
+            y = ck_load(x1 + i);                                                                                       \
+            a1 = CK_MADD(a1, u, y); b1 = CK_MADD(b1, v, y);                                                            \
+            y = ck_load(x2 + i);                                                                                       \
+            a2 = CK_MADD(a2, u, y); b2 = CK_MADD(b2, v, y);                                                            \
+            y = ck_load(x3 + i);                                                                                       \
+            a3 = CK_MADD(a3, u, y); b3 = CK_MADD(b3, v, y);                                                            \
+            y = ck_load(x4 + i);                                                                                       \
+            a4 = CK_MADD(a4, u, y); b4 = CK_MADD(b4, v, y);                                                            \
+        }                                                                                                              \
+        float f[5] = {ck_sum(a0), ck_sum(a1), ck_sum(a2), ck_sum(a3), ck_sum(a4)};                                     \
+        float s[5] = {ck_sum(b0), ck_sum(b1), ck_sum(b2), ck_sum(b3), ck_sum(b4)};                                     \
+        for (; i < k; i++) {                                                                                           \
+            float u = ONE(w0, i), v = ONE(w1, i);                                                                      \
+            f[0] += u * x0[i]; f[1] += u * x1[i]; f[2] += u * x2[i]; f[3] += u * x3[i]; f[4] += u * x4[i];             \
+            s[0] += v * x0[i]; s[1] += v * x1[i]; s[2] += v * x2[i]; s[3] += v * x3[i]; s[4] += v * x4[i];             \
+        }                                                                                                              \
+        memcpy(first, f, sizeof f);                                                                                    \
+        memcpy(second, s, sizeof s);                                                                                   \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Four rows against two weight rows. */                                                                           \
+    CK_INLINE void NAME##_dot4x2(const W *w0, const W *w1, const float *x, ptrdiff_t lda, ptrdiff_t k, float *first,  \
+                                 float *second) {                                                                      \
+        const float *x0 = x, *x1 = x + lda, *x2 = x + 2 * lda, *x3 = x + 3 * lda;                                     \
+        ck_v8 a0 = {0}, a1 = {0}, a2 = {0}, a3 = {0}, b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};                         \
+        ptrdiff_t i = 0;                                                                                               \
+        for (; i + 8 <= k; i += 8) {                                                                                   \
+            ck_v8 u = LOAD8(w0 + i), v = LOAD8(w1 + i);                                                                \
+            ck_v8 y0 = ck_load(x0 + i), y1 = ck_load(x1 + i), y2 = ck_load(x2 + i), y3 = ck_load(x3 + i);              \
+            a0 = CK_MADD(a0, u, y0); a1 = CK_MADD(a1, u, y1); a2 = CK_MADD(a2, u, y2); a3 = CK_MADD(a3, u, y3);        \
+            b0 = CK_MADD(b0, v, y0); b1 = CK_MADD(b1, v, y1); b2 = CK_MADD(b2, v, y2); b3 = CK_MADD(b3, v, y3);        \
+        }                                                                                                              \
+        float f[4] = {ck_sum(a0), ck_sum(a1), ck_sum(a2), ck_sum(a3)};                                                 \
+        float s[4] = {ck_sum(b0), ck_sum(b1), ck_sum(b2), ck_sum(b3)};                                                 \
+        for (; i < k; i++) {                                                                                           \
+            float u = ONE(w0, i), v = ONE(w1, i);                                                                      \
+            f[0] += u * x0[i]; f[1] += u * x1[i]; f[2] += u * x2[i]; f[3] += u * x3[i];                                \
+            s[0] += v * x0[i]; s[1] += v * x1[i]; s[2] += v * x2[i]; s[3] += v * x3[i];                                \
+        }                                                                                                              \
+        memcpy(first, f, sizeof f);                                                                                    \
+        memcpy(second, s, sizeof s);                                                                                   \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Two rows against two weight rows. */                                                                            \
+    CK_INLINE void NAME##_dot2x2(const W *w0, const W *w1, const float *x, ptrdiff_t lda, ptrdiff_t k, float *first,  \
+                                 float *second) {                                                                      \
+        const float *x0 = x, *x1 = x + lda;                                                                            \
+        ck_v8 a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};                                                                  \
+        ptrdiff_t i = 0;                                                                                               \
+        for (; i + 8 <= k; i += 8) {                                                                                   \
+            ck_v8 u = LOAD8(w0 + i), v = LOAD8(w1 + i);                                                                \
+            ck_v8 y0 = ck_load(x0 + i), y1 = ck_load(x1 + i);                                                          \
+            a0 = CK_MADD(a0, u, y0); a1 = CK_MADD(a1, u, y1);                                                          \
+            b0 = CK_MADD(b0, v, y0); b1 = CK_MADD(b1, v, y1);                                                          \
+        }                                                                                                              \
+        float f0 = ck_sum(a0), f1 = ck_sum(a1), s0 = ck_sum(b0), s1 = ck_sum(b1);                                      \
+        for (; i < k; i++) {                                                                                           \
+            float u = ONE(w0, i), v = ONE(w1, i);                                                                      \
+            f0 += u * x0[i]; f1 += u * x1[i];                                                                          \
+            s0 += v * x0[i]; s1 += v * x1[i];                                                                          \
+        }                                                                                                              \
+        first[0] = f0; first[1] = f1;                                                                                  \
+        second[0] = s0; second[1] = s1;                                                                                \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* One row against two weight rows, 16 columns a step in two sums per weight row. */                              \
+    CK_INLINE void NAME##_dot1x2(const W *w0, const W *w1, const float *x0, ptrdiff_t k, float *first,                \
+                                 float *second) {                                                                      \
+        ck_v8 a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0};                                                                  \
+        ptrdiff_t i = 0;                                                                                               \
+        for (; i + 16 <= k; i += 16) {                                                                                 \
+            ck_v8 y0 = ck_load(x0 + i), y1 = ck_load(x0 + i + 8);                                                      \
+            a0 = CK_MADD(a0, LOAD8(w0 + i), y0); a1 = CK_MADD(a1, LOAD8(w0 + i + 8), y1);                              \
+            b0 = CK_MADD(b0, LOAD8(w1 + i), y0); b1 = CK_MADD(b1, LOAD8(w1 + i + 8), y1);                              \
+        }                                                                                                              \
+        float f = ck_sum(a0 + a1), s = ck_sum(b0 + b1);                                                                \
+        for (; i < k; i++) {                                                                                           \
+            f += ONE(w0, i) * x0[i];                                                                                   \
+            s += ONE(w1, i) * x0[i];                                                                                   \
+        }                                                                                                              \
+        *first = f;                                                                                                    \
+        *second = s;                                                                                                   \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Two weight rows at a time, the activation rows in groups of 5, 4, 2 and 1, so that every accumulator stays in  \
+       a register and each loaded (and converted) weight vector feeds several fused multiply-adds; the weight rows    \
+       are read from memory once (later groups find them in L1). Five is a beam's worth of rows. */                   \
+    CK_ATTR static void NAME(ptrdiff_t first, ptrdiff_t last, int m, ptrdiff_t k, const float *a, ptrdiff_t lda,      \
+                             const W *b, ptrdiff_t ldb, float *c, ptrdiff_t ldc, float alpha, float beta) {           \
+        int starts[8], sizes[8], groups = 0, r = 0;                                                                    \
+        static const int order[4] = {5, 4, 2, 1};                                                                     \
+        for (int g = 0; g < 4; g++)                                                                                    \
+            for (; m - r >= order[g]; r += order[g]) {                                                                 \
+                starts[groups] = r;                                                                                    \
+                sizes[groups++] = order[g];                                                                            \
+            }                                                                                                          \
+        for (ptrdiff_t o = first; o < last; o += 2) {                                                                  \
+            int pair = o + 1 < last;                                                                                   \
+            const W *w0 = b + o * ldb;                                                                                 \
+            const W *w1 = pair ? w0 + ldb : w0;                                                                        \
+            for (int g = 0; g < groups; g++) {                                                                         \
+                const float *x = a + starts[g] * lda;                                                                  \
+                float s0[5], s1[5];                                                                                    \
+                switch (sizes[g]) {                                                                                    \
+                case 5: NAME##_dot5x2(w0, w1, x, lda, k, s0, s1); break;                                               \
+                case 4: NAME##_dot4x2(w0, w1, x, lda, k, s0, s1); break;                                               \
+                case 2: NAME##_dot2x2(w0, w1, x, lda, k, s0, s1); break;                                               \
+                default: NAME##_dot1x2(w0, w1, x, k, s0, s1); break;                                                   \
+                }                                                                                                      \
+                for (int i = 0; i < sizes[g]; i++) {                                                                   \
+                    ck_store_scaled(c, ldc, starts[g] + i, o, s0[i], alpha, beta);                                     \
+                    if (pair) ck_store_scaled(c, ldc, starts[g] + i, o + 1, s1[i], alpha, beta);                       \
+                }                                                                                                      \
+            }                                                                                                          \
+        }                                                                                                              \
+    }
+
+CK_SKINNY(ck_skinny_f32, float, ck_load8_f32, ck_f32)
+CK_SKINNY(ck_skinny_f16, uint16_t, ck_load8_f16, ck_f16)
+
+/// out[0..<64] = Σⱼ weights[j] · values[j, 0..<64], the 64 sums held in registers (one attention head).
+CK_INLINE void ck_weighted_sum64(const float *weights, ptrdiff_t count, const float *values, ptrdiff_t ldb, float *out) {
+    ck_v8 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, s4 = {0}, s5 = {0}, s6 = {0}, s7 = {0};
+    for (ptrdiff_t j = 0; j < count; j++) {
+        ck_v8 w = ck_splat(weights[j]);
+        const float *row = values + j * ldb;
+        s0 += w * ck_load(row);
+        s1 += w * ck_load(row + 8);
+        s2 += w * ck_load(row + 16);
+        s3 += w * ck_load(row + 24);
+        s4 += w * ck_load(row + 32);
+        s5 += w * ck_load(row + 40);
+        s6 += w * ck_load(row + 48);
+        s7 += w * ck_load(row + 56);
+    }
+    ck_store(out, s0); ck_store(out + 8, s1); ck_store(out + 16, s2); ck_store(out + 24, s3);
+    ck_store(out + 32, s4); ck_store(out + 40, s5); ck_store(out + 48, s6); ck_store(out + 56, s7);
+}
+
+CK_ATTR static void ck_weighted_sum(int m, ptrdiff_t n, ptrdiff_t k, const float *a, ptrdiff_t lda, const float *b,
+                                    ptrdiff_t ldb, float *c, ptrdiff_t ldc) {
+    if (n == 64) {
+        for (int r = 0; r < m; r++) ck_weighted_sum64(a + r * lda, k, b, ldb, c + r * ldc);
+        return;
+    }
+    ptrdiff_t vector_end = n & ~(ptrdiff_t)7;
+    for (int r = 0; r < m; r++) {
+        float *out = c + r * ldc;
+        for (ptrdiff_t i = 0; i < n; i++) out[i] = 0;
+        const float *weights = a + r * lda;
+        for (ptrdiff_t j = 0; j < k; j++) {
+            float w = weights[j];
+            if (w == 0) continue;
+            const float *row = b + j * ldb;
+            ck_v8 scale = ck_splat(w);
+            ptrdiff_t i = 0;
+            for (; i < vector_end; i += 8) ck_store(out + i, ck_load(out + i) + scale * ck_load(row + i));
+            for (; i < n; i++) out[i] += w * row[i];
+        }
+    }
+}
+
+// MARK: - Element-wise and row-wise
+
+CK_ATTR static void ck_half_to_float(const void *h, ptrdiff_t count, float *out) {
+    const char *bytes = h;
+    ptrdiff_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        uint16_t eight[8];
+        memcpy(eight, bytes + 2 * i, sizeof eight);
+        ck_store(out + i, ck_load8_f16(eight));
+    }
+    for (; i < count; i++) {
+        uint16_t one;
+        memcpy(&one, bytes + 2 * i, sizeof one);
+        out[i] = CK_F16(one);
+    }
+}
+
+/// exp of eight lanes for inputs ≤ 0: Cody–Waite range reduction and a degree-6 polynomial (Cephes expf), about
+/// 1 ulp; lanes below −87.3 give 0. The integer part is rounded with the 1.5·2²³ trick, in vector registers.
+CK_INLINE ck_v8 ck_exp8(ck_v8 input) {
+    ck_v8i low = input < ck_splat(-87.3f);
+    ck_v8 x = ck_select_lanes(low, ck_splat(-87.3f), input);
+    ck_v8 magic = ck_splat(12582912.0f); // 1.5 · 2^23
+    ck_v8 shifted = x * 1.44269504088896341f + magic;
+    ck_v8 n = shifted - magic;
+    ck_v8 r = x - n * 0.693359375f;
+    r = r + n * 2.12194440e-4f;
+    ck_v8 z = r * r;
+    ck_v8 y = ck_splat(1.9875691500e-4f);
+    y = y * r + 1.3981999507e-3f;
+    y = y * r + 8.3334519073e-3f;
+    y = y * r + 4.1665795894e-2f;
+    y = y * r + 1.6666665459e-1f;
+    y = y * r + 5.0000001201e-1f;
+    y = y * z + r + 1;
+    ck_v8i integer = (ck_v8i)shifted - 0x4B400000;
+    ck_v8 scale = (ck_v8)((integer + 127) << 23);
+    return ck_select_lanes(low, ck_splat(0), y * scale);
+}
+
+/// GELU of eight lanes, erf from Abramowitz–Stegun 7.1.26 (absolute error below 1.5e-7).
+CK_INLINE ck_v8 ck_gelu8(ck_v8 v) {
+    ck_v8 z = v * 0.70710678118654752f;
+    ck_v8i negative = z < ck_splat(0);
+    ck_v8 a = ck_select_lanes(negative, -z, z);
+    ck_v8 t = 1 / (1 + 0.3275911f * a);
+    ck_v8 poly = ck_splat(1.061405429f);
+    poly = poly * t - 1.453152027f;
+    poly = poly * t + 1.421413741f;
+    poly = poly * t - 0.284496736f;
+    poly = poly * t + 0.254829592f;
+    poly = poly * t;
+    ck_v8 erfv = 1 - poly * ck_exp8(-(a * a));
+    erfv = ck_select_lanes(negative, -erfv, erfv);
+    return 0.5f * v * (1 + erfv);
+}
+
+CK_ATTR static void ck_gelu(float *x, ptrdiff_t count) {
+    ptrdiff_t i = 0;
+    for (; i + 8 <= count; i += 8) ck_store(x + i, ck_gelu8(ck_load(x + i)));
+    for (; i < count; i++) {
+        float v = x[i];
+        x[i] = 0.5f * v * (1 + erff(v * 0.70710678118654752f));
+    }
+}
+
+CK_ATTR static float ck_maximum(const float *x, ptrdiff_t count) {
+    ck_v8 lanes = ck_splat(-INFINITY);
+    ptrdiff_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        ck_v8 v = ck_load(x + i);
+        lanes = ck_select_lanes(v > lanes, v, lanes);
+    }
+    float result = lanes[0];
+    for (int lane = 1; lane < 8; lane++)
+        if (lanes[lane] > result) result = lanes[lane];
+    for (; i < count; i++)
+        if (x[i] > result) result = x[i];
+    return result;
+}
+
+CK_ATTR static float ck_exp_shifted(float *x, ptrdiff_t count, float scale, float shift) {
+    ck_v8 sum = {0};
+    ptrdiff_t i = 0;
+    for (; i + 8 <= count; i += 8) {
+        ck_v8 e = ck_exp8(ck_load(x + i) * scale - shift);
+        ck_store(x + i, e);
+        sum += e;
+    }
+    float total = ck_sum(sum);
+    for (; i < count; i++) {
+        float e = expf(x[i] * scale - shift);
+        x[i] = e;
+        total += e;
+    }
+    return total;
+}
+
+CK_ATTR static void ck_softmax_rows(float *x, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t stride, float scale) {
+    for (ptrdiff_t r = 0; r < rows; r++) {
+        float *row = x + r * stride;
+        float max_value = ck_maximum(row, cols);
+        if (max_value == -INFINITY) {
+            for (ptrdiff_t i = 0; i < cols; i++) row[i] = 0;
+            continue;
+        }
+        float sum = ck_exp_shifted(row, cols, scale, max_value * scale);
+        float inverse = 1 / sum;
+        for (ptrdiff_t i = 0; i < cols; i++) row[i] *= inverse;
+    }
+}
+
+CK_ATTR static void ck_log_softmax(const float *x, ptrdiff_t count, float *out) {
+    float max_value = ck_maximum(x, count);
+    double sum = 0;
+    for (ptrdiff_t i = 0; i < count; i++)
+        if (x[i] != -INFINITY) sum += (double)expf(x[i] - max_value);
+    float log_sum = (float)log(sum) + max_value;
+    for (ptrdiff_t i = 0; i < count; i++) out[i] = x[i] - log_sum;
+}
+
+// MARK: - Cross-attention of a decoder step's few rows
+
+/// 64 keys at a time in eight independent sums, then 8 at a time, then one.
+CK_ATTR static void ck_attention_scores(const float *query, const float *keys, ptrdiff_t length, ptrdiff_t width,
+                                        float *out) {
+    ptrdiff_t j = 0;
+    for (; j + 64 <= length; j += 64) {
+        ck_v8 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, s4 = {0}, s5 = {0}, s6 = {0}, s7 = {0};
+        for (ptrdiff_t c = 0; c < width; c++) {
+            ck_v8 q = ck_splat(query[c]);
+            const float *row = keys + c * length + j;
+            s0 = CK_MADD(s0, q, ck_load(row)); s1 = CK_MADD(s1, q, ck_load(row + 8));
+            s2 = CK_MADD(s2, q, ck_load(row + 16)); s3 = CK_MADD(s3, q, ck_load(row + 24));
+            s4 = CK_MADD(s4, q, ck_load(row + 32)); s5 = CK_MADD(s5, q, ck_load(row + 40));
+            s6 = CK_MADD(s6, q, ck_load(row + 48)); s7 = CK_MADD(s7, q, ck_load(row + 56));
+        }
+        ck_store(out + j, s0); ck_store(out + j + 8, s1); ck_store(out + j + 16, s2); ck_store(out + j + 24, s3);
+        ck_store(out + j + 32, s4); ck_store(out + j + 40, s5); ck_store(out + j + 48, s6); ck_store(out + j + 56, s7);
+    }
+    for (; j + 8 <= length; j += 8) {
+        ck_v8 s = {0};
+        for (ptrdiff_t c = 0; c < width; c++) s = CK_MADD(s, ck_splat(query[c]), ck_load(keys + c * length + j));
+        ck_store(out + j, s);
+    }
+    for (; j < length; j++) {
+        float s = 0;
+        for (ptrdiff_t c = 0; c < width; c++) s += query[c] * keys[c * length + j];
+        out[j] = s;
+    }
+}
+
+/// Up to four rows, 16 columns at a time: each value is read once for all the rows. Missing rows repeat the last
+/// one and are not stored.
+CK_ATTR static void ck_attention_values(const float *weights, int rows, ptrdiff_t length, const float *values,
+                                        ptrdiff_t width, float *out, ptrdiff_t out_stride) {
+    const float *w0 = weights, *w1 = weights + (rows > 1 ? 1 : rows - 1) * length;
+    const float *w2 = weights + (rows > 2 ? 2 : rows - 1) * length, *w3 = weights + (rows > 3 ? 3 : rows - 1) * length;
+    for (ptrdiff_t column = 0; column < width; column += 16) {
+        ck_v8 a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0}, c0 = {0}, c1 = {0}, d0 = {0}, d1 = {0};
+        for (ptrdiff_t j = 0; j < length; j++) {
+            const float *row = values + j * width + column;
+            ck_v8 v0 = ck_load(row), v1 = ck_load(row + 8);
+            ck_v8 p0 = ck_splat(w0[j]), p1 = ck_splat(w1[j]), p2 = ck_splat(w2[j]), p3 = ck_splat(w3[j]);
+            a0 = CK_MADD(a0, p0, v0); a1 = CK_MADD(a1, p0, v1);
+            b0 = CK_MADD(b0, p1, v0); b1 = CK_MADD(b1, p1, v1);
+            c0 = CK_MADD(c0, p2, v0); c1 = CK_MADD(c1, p2, v1);
+            d0 = CK_MADD(d0, p3, v0); d1 = CK_MADD(d1, p3, v1);
+        }
+        ck_store(out + column, a0); ck_store(out + column + 8, a1);
+        if (rows > 1) { ck_store(out + out_stride + column, b0); ck_store(out + out_stride + column + 8, b1); }
+        if (rows > 2) { ck_store(out + 2 * out_stride + column, c0); ck_store(out + 2 * out_stride + column + 8, c1); }
+        if (rows > 3) { ck_store(out + 3 * out_stride + column, d0); ck_store(out + 3 * out_stride + column + 8, d1); }
+    }
+}
+
+const ck_kernels CK_TABLE = {
+    .level = CK_LEVEL,
+    .skinny_f32 = ck_skinny_f32,
+    .skinny_f16 = ck_skinny_f16,
+    .weighted_sum = ck_weighted_sum,
+    .half_to_float = ck_half_to_float,
+    .gelu = ck_gelu,
+    .maximum = ck_maximum,
+    .exp_shifted = ck_exp_shifted,
+    .softmax_rows = ck_softmax_rows,
+    .log_softmax = ck_log_softmax,
+    .attention_scores = ck_attention_scores,
+    .attention_values = ck_attention_values,
+};

@@ -1,0 +1,299 @@
+import Foundation
+import Testing
+@testable import AuralWhisper
+
+/// The C kernels (`CKernels`) of every level this CPU has, against Double references on odd shapes.
+///
+/// Products are held to Higham's worst-case bound for a dot product in any summation order, fused or not:
+/// |computed − exact| ≤ γₖ·Σ|aᵢbᵢ| with γₖ ≈ k·2⁻²⁴. The tests allow (k + 4)·2⁻²³, twice that plus a few roundings
+/// for alpha, beta and the store, so they cannot fail on a correct kernel and do fail on a wrong lane or row
+/// (which errs by a whole term, far above the bound).
+@Suite("C kernels")
+struct KernelTests {
+    /// The levels this CPU runs (with `AURALKIT_CPU_LEVEL` lowering them, as it does for the engine).
+    static let levels = CPUFeatures.Level.allCases.filter { $0 <= CPUFeatures.current.level }
+
+    static func random(_ count: Int, seed: Int, in range: ClosedRange<Float> = -1...1) -> [Float] {
+        var generator = SplitMix64(seed: UInt64(seed))
+        return (0..<count).map { _ in Float.random(in: range, using: &generator) }
+    }
+
+    /// Allowed error of a k-term dot product whose terms' magnitudes sum to `magnitude` (see the suite's note).
+    static func productBound(k: Int, magnitude: Double, result: Double) -> Double {
+        Double(k + 4) * Double(Float.ulpOfOne) * magnitude + 4 * Double(Float(result).ulp)
+    }
+
+    @Test("each level's table is the build for that level")
+    func tables() {
+        for level in Self.levels {
+            #if arch(x86_64)
+                #expect(KernelSet(level: level).level == level)
+            #else
+                #expect(KernelSet(level: level).level == .baseline)
+            #endif
+        }
+        #expect(KernelSet.active.level <= CPUFeatures.current.level)
+    }
+
+    @Test("products of 1 to 8 rows against float32 and float16 weights [out, in]", arguments: levels, 1...8)
+    func skinnyProducts(level: CPUFeatures.Level, m: Int) {
+        let kernels = KernelSet(level: level)
+        for (n, k) in [(13, 37), (1, 5), (6, 1), (33, 200)] {  // k not a multiple of 16 (nor 8, except 200), n odd
+            let lda = k + 3, ldb = k + 1, ldc = n + 2
+            let a = Self.random(m * lda, seed: m * 7 + k)
+            let b32 = Self.random(n * ldb, seed: n * 11 + k)
+            let b16 = b32.map { Float16($0) }  // the reference reads the same, exactly converted, values
+            let start = Self.random(m * ldc, seed: 3)
+            for (alpha, beta) in [(Float(1), Float(0)), (0.5, 1), (-2, 0.25)] {
+                var c32 = start, c16 = start
+                SkinnyGEMM.multiply(
+                    m: m, n: n, k: k, a: a, lda: lda, b: b32, ldb: ldb, c: &c32, ldc: ldc, alpha: alpha, beta: beta,
+                    kernels: kernels)
+                SkinnyGEMM.multiply(
+                    m: m, n: n, k: k, a: a, lda: lda, b: b16, ldb: ldb, c: &c16, ldc: ldc, alpha: alpha, beta: beta,
+                    kernels: kernels)
+                for (weights, c, type) in [(b32, c32, "float32"), (b16.map(Float.init), c16, "float16")] {
+                    for r in 0..<m {
+                        for o in 0..<n {
+                            var exact = 0.0, magnitude = 0.0
+                            for p in 0..<k {
+                                let term = Double(a[r * lda + p]) * Double(weights[o * ldb + p])
+                                exact += term
+                                magnitude += abs(term)
+                            }
+                            let expected = Double(alpha) * exact + Double(beta) * Double(start[r * ldc + o])
+                            let bound = Self.productBound(
+                                k: k, magnitude: abs(Double(alpha)) * magnitude + abs(Double(beta * start[r * ldc + o])),
+                                result: expected)
+                            #expect(abs(Double(c[r * ldc + o]) - expected) <= bound, "\(type) n \(n) k \(k) row \(r) output \(o)")
+                        }
+                        // Columns past n are never written.
+                        for o in n..<ldc { #expect(c[r * ldc + o] == start[r * ldc + o]) }
+                    }
+                }
+            }
+        }
+    }
+
+    @Test("the untransposed weighted sum, the 64-wide head and other widths", arguments: levels, 1...8)
+    func weightedSums(level: CPUFeatures.Level, m: Int) {
+        let kernels = KernelSet(level: level)
+        for (n, k) in [(64, 37), (64, 1), (13, 29), (40, 3)] {
+            let lda = k + 2, ldb = n + 3, ldc = n + 5
+            let a = Self.random(m * lda, seed: m + n).enumerated().map { $0.offset % 5 == 0 ? 0 : $0.element }  // zeros are skipped
+            let b = Self.random(k * ldb, seed: k)
+            var c = [Float](repeating: 9, count: m * ldc)
+            SkinnyGEMM.multiplyUntransposed(m: m, n: n, k: k, a: a, lda: lda, b: b, ldb: ldb, c: &c, ldc: ldc, kernels: kernels)
+            for r in 0..<m {
+                for j in 0..<n {
+                    var exact = 0.0, magnitude = 0.0
+                    for p in 0..<k {
+                        let term = Double(a[r * lda + p]) * Double(b[p * ldb + j])
+                        exact += term
+                        magnitude += abs(term)
+                    }
+                    let bound = Self.productBound(k: k, magnitude: magnitude, result: exact)
+                    #expect(abs(Double(c[r * ldc + j]) - exact) <= bound, "n \(n) k \(k) row \(r) column \(j)")
+                }
+                for j in n..<ldc { #expect(c[r * ldc + j] == 9) }
+            }
+        }
+    }
+
+    @Test("cross-attention scores and weighted values of a few rows", arguments: levels, 1...4)
+    func crossAttention(level: CPUFeatures.Level, rows: Int) {
+        let kernels = KernelSet(level: level)
+        let width = 64
+        for length in [1, 7, 75, 203] {  // below 8, below 64, and neither multiple of 8
+            let query = Self.random(width, seed: length)
+            let keys = Self.random(width * length, seed: length + 1)  // [width × length]
+            var scores = [Float](repeating: 0, count: length)
+            CrossAttention.scores(query: query, keys: keys, length: length, width: width, into: &scores, kernels: kernels)
+            for j in 0..<length {
+                var exact = 0.0, magnitude = 0.0
+                for c in 0..<width {
+                    let term = Double(query[c]) * Double(keys[c * length + j])
+                    exact += term
+                    magnitude += abs(term)
+                }
+                #expect(abs(Double(scores[j]) - exact) <= Self.productBound(k: width, magnitude: magnitude, result: exact))
+            }
+
+            let weights = Self.random(rows * length, seed: length + 2, in: 0...1)
+            let values = Self.random(length * width, seed: length + 3)  // [length × width]
+            let stride = width + 16
+            var out = [Float](repeating: 5, count: rows * stride)
+            CrossAttention.weightedValues(
+                weights: weights, rows: rows, length: length, values: values, width: width, into: &out, outputStride: stride,
+                kernels: kernels)
+            for r in 0..<rows {
+                for c in 0..<width {
+                    var exact = 0.0, magnitude = 0.0
+                    for j in 0..<length {
+                        let term = Double(weights[r * length + j]) * Double(values[j * width + c])
+                        exact += term
+                        magnitude += abs(term)
+                    }
+                    #expect(abs(Double(out[r * stride + c]) - exact) <= Self.productBound(k: length, magnitude: magnitude, result: exact))
+                }
+                for c in width..<stride { #expect(out[r * stride + c] == 5) }
+            }
+        }
+    }
+
+    /// Exact: every binary16 value is a binary32 value. Read from an odd address, as model files place variables.
+    @Test("float16 to float32 conversion, all 65,536 values", arguments: levels)
+    func halfToFloat(level: CPUFeatures.Level) {
+        let bits = (0...UInt16.max).map { $0 }
+        var bytes = [UInt8](repeating: 0, count: 1 + 2 * bits.count)
+        for (i, b) in bits.enumerated() { bytes[1 + 2 * i] = UInt8(b & 0xFF); bytes[2 + 2 * i] = UInt8(b >> 8) }
+        var out = [Float](repeating: 0, count: bits.count)
+        bytes.withUnsafeBytes { raw in
+            KernelSet(level: level).table.pointee.half_to_float(raw.baseAddress! + 1, bits.count, &out)
+        }
+        for (b, value) in zip(bits, out) {
+            let expected = Float(Float16(bitPattern: b))
+            if expected.isNaN {
+                #expect(value.isNaN, "bits \(b)")
+            } else {
+                #expect(value.bitPattern == expected.bitPattern, "bits \(b)")
+            }
+        }
+    }
+
+    /// The erf approximation errs by at most 1.5e-7 (Abramowitz–Stegun 7.1.26), which GELU halves and scales by |x|;
+    /// a few roundings of values up to |x| add about 3·2⁻²⁴·|x|. So 3e-7·max(1, |x|) holds everywhere.
+    @Test("GELU", arguments: levels)
+    func gelu(level: CPUFeatures.Level) {
+        let x = Self.random(1003, seed: 1, in: -9...9) + [0, -0.0, 1e-30, -1e-30, 20, -20]
+        var y = x
+        Kernels.gelu(&y, count: y.count, kernels: KernelSet(level: level))
+        for (input, output) in zip(x, y) {
+            let exact = 0.5 * Double(input) * (1 + erf(Double(input) / 2.0.squareRoot()))
+            #expect(abs(Double(output) - exact) <= 3e-7 * max(1, abs(Double(input))), "gelu(\(input))")
+        }
+    }
+
+    @Test("maximum is exact, whatever the length and where the largest value is", arguments: levels)
+    func maximum(level: CPUFeatures.Level) {
+        let kernels = KernelSet(level: level)
+        #expect(Kernels.maximum([], count: 0, kernels: kernels) == -.infinity)
+        for count in [1, 7, 8, 9, 31, 1500] {
+            for position in Set([0, count / 2, count - 1]) {
+                var x = Self.random(count, seed: count)
+                x[position] = 3
+                #expect(Kernels.maximum(x, count: count, kernels: kernels) == 3)
+            }
+        }
+    }
+
+    /// Each exponential is Cephes' polynomial (about 1 ulp) of an argument computed in Float as the reference computes
+    /// it, so each value is within 4 ulps (relative 2.4e-7, allowed as 4e-7). The sum adds count values in eight lanes
+    /// and then the lanes, each addition rounding once, so (count/8 + 8)·2⁻²³ relative covers it. A softmax value adds
+    /// the rounding of its scaled argument (below 2·2⁻²⁴ here), the sum's error and the final multiply: 7e-7 relative
+    /// plus the sum's bound.
+    @Test("exp of shifted values and their sum, and softmax rows", arguments: levels)
+    func softmax(level: CPUFeatures.Level) {
+        let kernels = KernelSet(level: level)
+        for count in [1, 13, 64, 1500] {
+            let x = Self.random(count, seed: count, in: -12...4)
+            let scale: Float = 0.125, shift: Float = 4 * 0.125
+            var e = x
+            let sum = Kernels.expShifted(&e, count: count, scale: scale, shift: shift, kernels: kernels)
+            var exactSum = 0.0
+            for i in 0..<count {
+                let exact = Foundation.exp(Double(x[i] * scale - shift))
+                exactSum += exact
+                #expect(abs(Double(e[i]) - exact) <= 4e-7 * exact)
+            }
+            let sumBound = Double(count / 8 + 8) * Double(Float.ulpOfOne) * exactSum
+            #expect(abs(Double(sum) - exactSum) <= sumBound)
+
+            // Two rows, `stride` apart, and a row that is all −∞ (a fully masked row), which becomes zeros.
+            let stride = count + 3
+            let pad = [Float](repeating: 7, count: 3)
+            var rows = Self.random(count, seed: 1, in: -12...4) + pad + x + pad + [Float](repeating: -.infinity, count: count) + pad
+            let originals = rows
+            Kernels.softmaxRows(&rows, rows: 3, cols: count, stride: stride, scale: scale, kernels: kernels)
+            for r in 0..<2 {
+                let row = originals[(r * stride)..<(r * stride + count)].map(Double.init)
+                let largest = row.max()!
+                let exps = row.map { Foundation.exp(($0 - largest) * Double(scale)) }
+                let total = exps.reduce(0, +)
+                for i in 0..<count {
+                    let exact = exps[i] / total
+                    #expect(abs(Double(rows[r * stride + i]) - exact) <= 7e-7 * exact + sumBound / total * exact + 1e-12)
+                }
+                for i in count..<stride { #expect(rows[r * stride + i] == originals[r * stride + i]) }
+            }
+            #expect(rows[(2 * stride)..<(2 * stride + count)].allSatisfy { $0 == 0 })
+        }
+    }
+
+    /// The log of a Double sum, rounded to Float once and subtracted: within 2 ulps of the largest magnitude involved.
+    @Test("log-softmax, with −∞ entries (suppressed tokens)", arguments: levels)
+    func logSoftmax(level: CPUFeatures.Level) {
+        for count in [1, 11, 51_865] {
+            var x = Self.random(count, seed: count, in: -10...10)
+            if count > 1 { x[count / 2] = -.infinity }
+            var out = [Float](repeating: 0, count: count)
+            Kernels.logSoftmax(x, count: count, into: &out, kernels: KernelSet(level: level))
+            let finite = x.filter { $0 != -.infinity }.map(Double.init)
+            let largest = finite.max()!
+            let logSum = Foundation.log(finite.map { Foundation.exp($0 - largest) }.reduce(0, +)) + largest
+            for i in 0..<count {
+                if x[i] == -.infinity {
+                    #expect(out[i] == -.infinity)
+                } else {
+                    let exact = Double(x[i]) - logSum
+                    #expect(abs(Double(out[i]) - exact) <= 2 * Double(Float(max(abs(exact), abs(logSum), 1)).ulp) + 1e-6)
+                }
+            }
+        }
+    }
+
+    #if arch(x86_64)
+        /// The AVX-512 build runs the same eight-lane arithmetic as the AVX2 build, so the engine's results do not
+        /// depend on which of the two a machine has.
+        @Test("AVX-512 and AVX2 builds give identical products", .enabled(if: CPUFeatures.current.level == .avx512))
+        func identicalBuilds() {
+            let (m, n, k) = (5, 31, 387)
+            let a = Self.random(m * k, seed: 1)
+            let b = Self.random(n * k, seed: 2).map { Float16($0) }
+            var wide = [Float](repeating: 0, count: m * n), narrow = wide
+            SkinnyGEMM.multiply(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, c: &wide, ldc: n, alpha: 1, beta: 0, kernels: KernelSet(level: .avx512))
+            SkinnyGEMM.multiply(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, c: &narrow, ldc: n, alpha: 1, beta: 0, kernels: KernelSet(level: .avx2))
+            #expect(wide == narrow)
+        }
+    #endif
+}
+
+@Suite("CPUFeatures")
+struct CPUFeaturesTests {
+    static let avx512: Set<String> = ["sse2", "avx", "fma", "f16c", "avx2", "avx512f", "avx512bw", "avx512vl", "avx512dq"]
+
+    @Test("the level follows the flags, and AURALKIT_CPU_LEVEL only lowers it")
+    func levels() {
+        #if arch(x86_64)
+            #expect(CPUFeatures(flags: Self.avx512, override: nil).level == .avx512)
+            #expect(CPUFeatures(flags: Self.avx512.subtracting(["avx512vl"]), override: nil).level == .avx2)
+            #expect(CPUFeatures(flags: ["sse2", "avx", "fma", "avx2"], override: nil).level == .baseline, "AVX2 without F16C")
+            #expect(CPUFeatures(flags: [], override: nil).level == .baseline)
+            #expect(CPUFeatures(flags: Self.avx512, override: "avx2").level == .avx2)
+            #expect(CPUFeatures(flags: Self.avx512, override: "BASELINE").level == .baseline)
+            #expect(CPUFeatures(flags: Self.avx512, override: "avx2").hardwareLevel == .avx512)
+            #expect(CPUFeatures(flags: ["fma", "f16c", "avx2"], override: "avx512").level == .avx2, "never raised")
+            #expect(CPUFeatures(flags: Self.avx512, override: "sse9").level == .avx512, "unknown values are ignored")
+        #else
+            #expect(CPUFeatures(flags: Self.avx512, override: nil).level == .baseline)
+        #endif
+    }
+
+    @Test("this machine's flags come from /proc/cpuinfo")
+    func current() throws {
+        let cpuinfo = try String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8)
+        #expect(!CPUFeatures.current.flags.isEmpty)
+        for flag in CPUFeatures.current.flags.prefix(5) { #expect(cpuinfo.contains(" \(flag)")) }
+        #expect(CPUFeatures.current.level <= CPUFeatures.current.hardwareLevel)
+    }
+}
