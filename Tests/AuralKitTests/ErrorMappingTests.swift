@@ -177,7 +177,7 @@ struct ErrorMappingTests {
             do { _ = try await manager.reserve(locale: klingon) } catch { throw SpeechSessionError.from(error) }
         }
         var mapped: SpeechSessionError?
-        do { _ = try await manager.folder(for: "tiny.en") } catch { mapped = SpeechSessionError.from(error) }
+        do { _ = try manager.folder(for: "tiny.en") } catch { mapped = SpeechSessionError.from(error) }
         guard case .modelNotFound(name: "tiny.en", _)? = mapped else {
             Issue.record("expected modelNotFound, got \(String(describing: mapped))")
             return

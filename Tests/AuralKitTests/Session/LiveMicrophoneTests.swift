@@ -1,0 +1,68 @@
+@testable import AuralKit
+import AuralWhisper
+import Foundation
+import TestSupport
+import Testing
+
+/// Every test that plays into the private daemon's virtual microphone lives in a suite nested in this one, so they
+/// run one at a time (two recordings played at once would mix). `make test` runs this suite on its own, after the
+/// others, because the audio layer's tests use the same daemon's devices.
+@Suite("Live microphone", .serialized, .requiresVirtualMicrophone)
+struct LiveMicrophone {}
+
+extension LiveMicrophone {
+/// The real path: a recording played in real time into the virtual microphone, transcribed by a session from the
+/// default input.
+@MainActor
+@Suite("Live sessions", .serialized, .requiresFixtures(audio: ["two_cities.wav", "beckett.wav"], models: ["tiny.en"]))
+struct LiveSessionTests {
+    @Test("the default input's speech is transcribed live: final WER within 1 point of the file's, no word twice")
+    func liveWER() async throws {
+        let recording = Fixtures.audio("two_cities.wav")
+        let session = SpeechSession(locale: Locale(identifier: "en-US"), model: "tiny.en")
+        let stream = session.startTranscribing()
+        let collector = Task { await SpeechSessionTests.collect(stream) }
+        let player = try VirtualMicrophone.play(recording, delay: 1)
+        while player.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        try await Task.sleep(for: .seconds(1.5))
+        await session.stopTranscribing()
+        let (finals, volatiles, error) = await collector.value
+        #expect(error == nil)
+        #expect(!volatiles.isEmpty)
+        let live = finals.map { String($0.text.characters) }.joined()
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
+        let file = try Transcriber(model: model).transcribe(try Fixtures.samples("two_cities.wav"), options: DecodingOptions(language: "en"))
+            .segments.map(\.text).joined()
+        let reference = Self.twoCities
+        let liveWER = WordErrorRate.percent(reference: reference, hypothesis: live)
+        let fileWER = WordErrorRate.percent(reference: reference, hypothesis: file)
+        #expect(liveWER <= fileWER + 1, "live \(liveWER)% vs file \(fileWER)%\nlive: \(live)\nfile: \(file)")
+    }
+
+    /// What the recording reads: the opening of Dickens's "A Tale of Two Cities" (1859, public domain).
+    static let twoCities = """
+        It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of foolishness, \
+        it was the epoch of belief, it was the epoch of incredulity, it was the season of Light, it was the season of \
+        Darkness, it was the spring of hope, it was the winter of despair, we had everything before us, we had nothing \
+        before us, we were all going direct to Heaven, we were all going direct the other way – in short, the period \
+        was so far like the present period, that some of its noisiest authorities insisted on its being received, for \
+        good or for evil, in the superlative degree of comparison only.
+        """
+
+    @Test("stopping mid-sentence keeps the words spoken before the stop")
+    func stopMidSentence() async throws {
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        let stream = session.startTranscribing()
+        let collector = Task { await SpeechSessionTests.collect(stream) }
+        let player = try VirtualMicrophone.play(Fixtures.audio("two_cities.wav"), delay: 0.5)
+        try await Task.sleep(for: .seconds(6.5))
+        await session.stopTranscribing()
+        player.terminate()
+        let (finals, _, error) = await collector.value
+        #expect(error == nil)
+        let words = WordErrorRate.words(finals.map { String($0.text.characters) }.joined())
+        #expect(words.starts(with: ["it", "was", "the", "best", "of", "times"]), "\(words)")
+        #expect(words.contains("worst"), "\(words)")
+    }
+}
+}

@@ -1,0 +1,178 @@
+@testable import AuralKit
+import AuralAudio
+import AuralWhisper
+import Foundation
+import TestSupport
+import Testing
+
+/// A session over real audio from a `BufferSource` (no sound server), with the real tiny.en model.
+@MainActor
+@Suite("SpeechSession", .serialized, .requiresFixtures(audio: ["beckett.wav", "two_cities.wav"], models: ["tiny.en"]))
+struct SpeechSessionTests {
+    static func fileText(_ recording: String) throws -> String {
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
+        return try Transcriber(model: model).transcribe(try Fixtures.samples(recording), options: DecodingOptions(language: "en"))
+            .segments.map(\.text).joined()
+    }
+
+    /// Collects a stream's results, and the error that ended it.
+    static func collect(
+        _ stream: AsyncThrowingStream<SpeechTranscriber.Result, Error>
+    ) async -> (finals: [SpeechTranscriber.Result], volatiles: [SpeechTranscriber.Result], error: (any Error)?) {
+        var finals: [SpeechTranscriber.Result] = []
+        var volatiles: [SpeechTranscriber.Result] = []
+        do {
+            for try await result in stream {
+                if result.isFinal { finals.append(result) } else { volatiles.append(result) }
+            }
+        } catch {
+            return (finals, volatiles, error)
+        }
+        return (finals, volatiles, nil)
+    }
+
+    @Test("a source's speech arrives as volatile, then final results whose text holds the recording")
+    func transcribesASource() async throws {
+        let session = SpeechSession(locale: Locale(identifier: "en-US"), model: "tiny.en")
+        let source = BufferSource(samples: try Fixtures.samples("beckett.wav"), realTime: true)
+        let (finals, volatiles, error) = await Self.collect(session.startTranscribing(from: source))
+        #expect(error == nil)
+        #expect(!volatiles.isEmpty)
+        let text = finals.map { String($0.text.characters) }.joined()
+        let reference = try Self.fileText("beckett.wav")
+        #expect(WordErrorRate.percent(reference: reference, hypothesis: text) <= 10, "\(text)\nvs\n\(reference)")
+        // resultsFinalizationTime only moves forward, and every final's runs carry word times and confidences.
+        for (a, b) in zip(finals, finals.dropFirst()) { #expect(b.resultsFinalizationTime >= a.resultsFinalizationTime) }
+        for final in finals {
+            for run in final.text.runs {
+                let range = try #require(run.audioTimeRange)
+                #expect(range.start.seconds >= 0 && range.end.seconds <= 11)
+                let confidence = try #require(run.transcriptionConfidence)
+                #expect(confidence > 0 && confidence <= 1)
+            }
+            #expect(!final.alternatives.isEmpty)
+        }
+        #expect(session.status == .idle)
+    }
+
+    @Test("stopping mid-sentence keeps the words spoken before the stop")
+    func stopFlushes() async throws {
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        let samples = try Fixtures.samples("two_cities.wav")
+        let source = BufferSource(samples: samples, realTime: true)
+        let stream = session.startTranscribing(from: source)
+        let collector = Task { await Self.collect(stream) }
+        try await Task.sleep(for: .seconds(6))
+        await session.stopTranscribing()
+        let (finals, _, error) = await collector.value
+        #expect(error == nil)
+        let text = finals.map { String($0.text.characters) }.joined()
+        // The first six seconds: "It was the best of times, it was the worst of times, it was the age of wisdom, …"
+        let heard = WordErrorRate.words(text)
+        #expect(heard.starts(with: ["it", "was", "the", "best", "of", "times"]), "\(text)")
+        #expect(heard.contains("worst"), "\(text)")
+        #expect(session.status == .idle)
+    }
+
+    @Test("a second start while one runs fails the new stream; the first goes on")
+    func secondStart() async throws {
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        let source = BufferSource(samples: try Fixtures.samples("beckett.wav"), realTime: true)
+        let first = session.startTranscribing(from: source)
+        let collector = Task { await Self.collect(first) }
+        let (_, _, error) = await Self.collect(session.startTranscribing(from: source))
+        #expect(error as? SpeechSessionError == .recognitionStreamSetupFailed)
+        await session.stopTranscribing()
+        #expect(await collector.value.error == nil)
+        // A session can start again after a stop.
+        let again = await Self.collect(session.startTranscribing(from: BufferSource(samples: try Fixtures.samples("beckett.wav"))))
+        #expect(again.error == nil)
+        #expect(!again.finals.isEmpty)
+    }
+
+    @Test("status goes idle → preparing → transcribing → stopping → idle, and statusStream reports it")
+    func statusSequence() async throws {
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        var seen: [SpeechSession.Status] = []
+        let statuses = session.statusStream
+        let watcher = Task { @MainActor in
+            for await status in statuses {
+                seen.append(status)
+                if seen.count >= 5 { break }
+            }
+            return seen
+        }
+        let stream = session.startTranscribing(from: BufferSource(samples: try Fixtures.samples("beckett.wav"), realTime: true))
+        let collector = Task { await Self.collect(stream) }
+        try await Task.sleep(for: .seconds(2))
+        await session.stopTranscribing()
+        _ = await collector.value
+        let observed = await watcher.value
+        #expect(observed == [.idle, .preparing, .transcribing, .stopping, .idle])
+    }
+
+    @Test("pause delivers what was said as final and captures nothing until resume; resume continues the stream")
+    func pauseAndResume() async throws {
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        let source = BufferSource(samples: try Fixtures.samples("two_cities.wav"), realTime: true)
+        let stream = session.startTranscribing(from: source)
+        let collector = Task { @MainActor in
+            var finals: [String] = []
+            var duringPause = 0
+            for try await result in stream where result.isFinal {
+                finals.append(String(result.text.characters))
+                if session.status == .paused { duringPause += 1 }
+            }
+            return (finals, duringPause)
+        }
+        try await Task.sleep(for: .seconds(4))
+        await session.pauseTranscribing()
+        #expect(session.status == .paused)
+        try await Task.sleep(for: .seconds(2))
+        try await session.resumeTranscribing()
+        #expect(session.status == .transcribing)
+        try await Task.sleep(for: .seconds(3))
+        await session.stopTranscribing()
+        let (finals, duringPause) = try await collector.value
+        #expect(duringPause == 0, "nothing is transcribed while paused")
+        let words = WordErrorRate.words(finals.joined())
+        // The source replays from its start after resume, so "it was the best of times" is heard twice.
+        #expect(words.starts(with: ["it", "was", "the", "best"]))
+        #expect(words.dropFirst(4).contains("best"), "\(finals)")
+    }
+
+    @Test("an unsupported locale ends the stream with unsupportedLocale")
+    func unsupportedLocale() async throws {
+        let session = SpeechSession(locale: Locale(identifier: "xx-YY"))
+        let (_, _, error) = await Self.collect(session.startTranscribing(from: BufferSource(samples: [0, 0, 0])))
+        #expect(error as? SpeechSessionError == .unsupportedLocale(Locale(identifier: "xx-YY")))
+        #expect(session.status == .idle)
+    }
+
+    @Test("a missing model with no network ends the stream with modelDownloadNoInternet")
+    func noNetwork() async throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("auralkit-empty-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: cache) }
+        // Port 9 (discard) has no listener here: the connection is refused, as with no network.
+        let manager = ModelManager(cacheDirectory: cache, endpoint: URL(string: "http://127.0.0.1:9")!, timeout: 5)
+        let session = SpeechSession(locale: Locale(identifier: "en"), modelManager: manager)
+        let (_, _, error) = await Self.collect(session.startTranscribing(from: BufferSource(samples: [0, 0, 0])))
+        let sessionError = try #require(error as? SpeechSessionError)
+        switch sessionError {
+        case .modelDownloadNoInternet: break
+        default: Issue.record("expected modelDownloadNoInternet, got \(sessionError)")
+        }
+        #expect(await session.modelDownloadProgress == nil)
+    }
+
+    @Test("a source that fails ends the stream with its error, after the finals already captured")
+    func sourceFailure() async throws {
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        let samples = Array(try Fixtures.samples("two_cities.wav").prefix(16_000 * 8))
+        let source = BufferSource(samples: samples, failure: AudioDeviceError.deviceDisappeared(name: "virt_mic"))
+        let (finals, _, error) = await Self.collect(session.startTranscribing(from: source))
+        #expect(error as? SpeechSessionError == .audioDeviceUnavailable(name: "virt_mic"))
+        let text = finals.map { String($0.text.characters) }.joined()
+        #expect(WordErrorRate.words(text).starts(with: ["it", "was", "the", "best", "of", "times"]), "\(text)")
+    }
+}

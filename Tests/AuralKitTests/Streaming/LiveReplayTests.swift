@@ -1,0 +1,58 @@
+@_spi(Benchmark) @testable import AuralKit
+import AuralWhisper
+import Foundation
+import TestSupport
+import Testing
+
+/// The streaming policy over the real model on real speech, replayed without a clock (the same text on every run).
+@Suite("Live replay", .requiresFixtures(audio: ["two_cities.wav", "beckett.wav"], models: ["tiny.en"]))
+struct LiveReplayTests {
+    private static func replay(_ recording: String) throws -> (events: [LiveReplay.Event], offline: String, samples: [Float]) {
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
+        let samples = try Fixtures.samples(recording)
+        let events = try LiveReplay(model: model).run(samples)
+        let offline = try Transcriber(model: model).transcribe(samples, options: DecodingOptions(language: "en"))
+            .segments.map(\.text).joined()
+        return (events, offline, samples)
+    }
+
+    @Test("finals only accumulate, in time order, and together hold the whole recording's words",
+          arguments: ["two_cities.wav", "beckett.wav"])
+    func finalsAccumulate(recording: String) throws {
+        let (events, offline, samples) = try Self.replay(recording)
+        let finals = events.flatMap(\.committed)
+        let live = finals.map(\.text).joined()
+        let delta = WordErrorRate.percent(reference: offline, hypothesis: live)
+        // The live text is decoded from shorter buffers than the file's 30-second windows; a few words may differ.
+        #expect(delta <= 6, "live: \(live)\nfile: \(offline)")
+        #expect(!live.hasPrefix(" "), "the first final has no leading space")
+        for (a, b) in zip(finals, finals.dropFirst()) {
+            #expect(b.start >= a.start - 0.5, "finals out of order: \(a) then \(b)")
+        }
+        #expect(finals.allSatisfy { $0.end <= Double(samples.count) / 16_000 + 0.5 })
+        // No word is delivered twice: no final repeats the words just before it.
+        let wordList = WordErrorRate.words(live)
+        for n in 3...5 where wordList.count >= 2 * n {
+            for i in n..<(wordList.count - n + 1) {
+                #expect(Array(wordList[i..<(i + n)]) != Array(wordList[(i - n)..<i]) || offlineRepeats(offline, wordList[i..<(i + n)]),
+                        "repeated words \(wordList[i..<(i + n)])")
+            }
+        }
+        #expect(events.last?.isFlush == true)
+        #expect(events.last?.volatile.isEmpty == true)
+    }
+
+    private func offlineRepeats(_ offline: String, _ words: ArraySlice<String>) -> Bool {
+        let phrase = words.joined(separator: " ")
+        return WordErrorRate.words(offline).joined(separator: " ").contains(phrase + " " + phrase)
+    }
+
+    @Test("volatile words appear before they are final")
+    func volatileFirst() throws {
+        let (events, _, _) = try Self.replay("beckett.wav")
+        let firstVolatile = try #require(events.firstIndex { !$0.volatile.isEmpty })
+        let firstFinal = try #require(events.firstIndex { !$0.committed.isEmpty })
+        #expect(firstVolatile < firstFinal)
+        #expect(events.contains { !$0.committed.isEmpty && !$0.isFlush }, "words become final while audio still comes")
+    }
+}

@@ -1,0 +1,54 @@
+@testable import AuralKit
+import Testing
+
+@Suite("LocalAgreement")
+struct LocalAgreementTests {
+    private func words(_ text: String, from start: Double = 0) -> [TimedWord] {
+        text.split(separator: " ").enumerated().map { index, word in
+            TimedWord(text: " " + word, start: start + Double(index), end: start + Double(index) + 0.5, confidence: 0.9)
+        }
+    }
+
+    @Test("commits the longest prefix two consecutive hypotheses share, and keeps the rest pending")
+    func commitsCommonPrefix() {
+        var policy = LocalAgreement()
+        let first = policy.agree(on: words("the cat sat"))
+        #expect(first.committed.isEmpty)
+        #expect(first.pending.map(\.text) == [" the", " cat", " sat"])
+        let second = policy.agree(on: words("the cat sits on"))
+        #expect(second.committed.map(\.text) == [" the", " cat"])
+        #expect(second.pending.map(\.text) == [" sits", " on"])
+        // The next hypothesis starts after the committed words.
+        let third = policy.agree(on: words("sits on the mat"))
+        #expect(third.committed.map(\.text) == [" sits", " on"])
+        #expect(third.pending.map(\.text) == [" the", " mat"])
+    }
+
+    @Test("punctuation and case count: 'Hello,' and 'Hello.' do not agree")
+    func exactWords() {
+        var policy = LocalAgreement()
+        _ = policy.agree(on: [TimedWord(text: " Hello,", start: 0, end: 1, confidence: 1)])
+        #expect(policy.agree(on: [TimedWord(text: " Hello.", start: 0, end: 1, confidence: 1)]).committed.isEmpty)
+        #expect(policy.agree(on: [TimedWord(text: "Hello.", start: 0, end: 1, confidence: 1)]).committed.map(\.text) == ["Hello."])
+    }
+
+    @Test("committed words carry the later hypothesis's times")
+    func laterTimes() {
+        var policy = LocalAgreement()
+        _ = policy.agree(on: words("one two", from: 0))
+        let result = policy.agree(on: words("one two three", from: 0.2))
+        #expect(result.committed.first?.start == 0.2)
+    }
+
+    @Test("the words after committed text are found by character count, a straddling word keeps its tail")
+    func wordsAfterPrefix() {
+        let all = [
+            TimedWord(text: " Hello", start: 0, end: 0.4, confidence: 1), TimedWord(text: " world.", start: 0.4, end: 0.9, confidence: 1),
+            TimedWord(text: " Next", start: 1, end: 1.3, confidence: 1),
+        ]
+        #expect(StreamingTranscription.words(after: " Hello", in: all).map(\.text) == [" world.", " Next"])
+        #expect(StreamingTranscription.words(after: " Hello world", in: all).map(\.text) == [".", " Next"])
+        #expect(StreamingTranscription.words(after: "", in: all).count == 3)
+        #expect(StreamingTranscription.words(after: " Hello world. Next", in: all).isEmpty)
+    }
+}
