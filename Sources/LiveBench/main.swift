@@ -64,7 +64,7 @@ guard !items.isEmpty else {
 }
 
 let manager = ModelManager()
-let folder = try await manager.folder(for: modelName)
+let folder = try manager.folder(for: modelName)
 let model = try WhisperModel(folder: folder)
 let cpuName = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
