@@ -7,7 +7,7 @@ import AuralWhisper
 import Foundation
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--show] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--show] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
@@ -29,6 +29,8 @@ var manifest: String?
 var language = "en"
 var show = false
 var buffer = 15.0
+var holdback = 0.0
+var beam = 1
 var items: [Item] = []
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
@@ -45,6 +47,8 @@ while !arguments.isEmpty {
     case "--lang": language = value()
     case "--show": show = true
     case "--buffer": buffer = Double(value()) ?? buffer
+    case "--holdback": holdback = Double(value()) ?? holdback
+    case "--beam": beam = Int(value()) ?? beam
     case "-h", "--help": print(usage); exit(0)
     default: items.append(Item(name: URL(fileURLWithPath: argument).lastPathComponent, url: URL(fileURLWithPath: argument)))
     }
@@ -80,7 +84,9 @@ nonisolated func cpuSeconds() -> Double {
 @MainActor
 func replay(_ samples: [Float]) throws -> ([Display], Double) {
     let cpu = cpuSeconds()
-    let events = try LiveReplay(model: model, cadence: cadence, maxBufferSeconds: buffer, options: DecodingOptions(language: language, temperatures: [0], beamSize: 1)).run(samples)
+    let events = try LiveReplay(
+        model: model, cadence: cadence, maxBufferSeconds: buffer, holdbackSeconds: holdback,
+        options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
     var finals: [String] = []
     var displays: [Display] = []
     for event in events {

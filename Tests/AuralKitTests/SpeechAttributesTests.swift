@@ -33,14 +33,14 @@ struct SpeechAttributesTests {
         #expect(text.runs[\.audioTimeRange].map(\.0?.start.timescale) == [16_000, 16_000, 16_000, 16_000])
     }
 
-    @Test("options choose the attributes; without any, the words form one run")
+    @Test("options choose the attributes; without any, each word's run carries only its text (run.text)")
     func options() {
         let timesOnly = TranscriptText.attributed(Self.words, options: [.audioTimeRange], etiquette: false)
         #expect(timesOnly.runs.count == 4)
         #expect(timesOnly.runs.allSatisfy { $0.transcriptionConfidence == nil && $0.audioTimeRange != nil })
         let plain = TranscriptText.attributed(Self.words, options: [], etiquette: false)
-        #expect(plain.runs.count == 1)
-        #expect(plain.runs.first?.audioTimeRange == nil)
+        #expect(plain.runs.map(\.text) == Self.words.map(\.text))
+        #expect(plain.runs.allSatisfy { $0.audioTimeRange == nil && $0.transcriptionConfidence == nil })
         #expect(String(plain.characters) == Self.words.map(\.text).joined())
         #expect(TranscriptText.attributed([], options: Self.all, etiquette: false) == AttributedString())
     }

@@ -35,10 +35,14 @@ public struct LiveReplay: Sendable {
     /// Seconds of audio kept for re-decoding before the buffer is trimmed at a committed word.
     public let maxBufferSeconds: Double
 
+    /// Seconds before the audio's end within which agreed words stay volatile.
+    public let holdbackSeconds: Double
+
     public init(
-        model: WhisperModel, cadence: Double = 0.5, maxBufferSeconds: Double = 15,
+        model: WhisperModel, cadence: Double = 0.5, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
         options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 1)
     ) {
+        self.holdbackSeconds = holdbackSeconds
         self.model = model
         self.cadence = cadence
         self.maxBufferSeconds = maxBufferSeconds
@@ -49,7 +53,8 @@ public struct LiveReplay: Sendable {
     public func run(_ samples: [Float]) throws -> [Event] {
         let language = options.language ?? "en"
         let transcription = StreamingTranscription(
-            decoder: WindowDecoder(model: model), language: language, configuration: .init(options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds))
+            decoder: WindowDecoder(model: model), language: language, configuration: .init(
+                options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, holdbackSeconds: holdbackSeconds))
         let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         var events: [Event] = []
         var position = 0

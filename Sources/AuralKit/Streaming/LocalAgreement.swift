@@ -21,6 +21,10 @@ struct LocalAgreement: Sendable {
         return (committed, pending)
     }
 
+    /// Makes `words` the pending words again (agreed words the caller chose not to commit yet), so the next
+    /// hypothesis is compared with them from the start.
+    mutating func holdBack(_ words: [TimedWord]) { previous = words }
+
     /// Forgets the previous hypothesis (after a flush, or when the audio it described was dropped).
     mutating func reset() { previous = [] }
 

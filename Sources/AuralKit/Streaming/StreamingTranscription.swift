@@ -29,6 +29,11 @@ final class StreamingTranscription {
         var promptCharacters: Int = 200
         /// A buffer quieter than this RMS in every 100 ms frame is not decoded.
         var silenceRMS: Double = 0.003
+        /// Agreed words that end less than this many seconds before the received audio's end stay volatile: a word
+        /// heard without right context is the likeliest to change.
+        var holdbackSeconds: Double = defaultHoldbackSeconds
+        /// The default of `holdbackSeconds`.
+        static let defaultHoldbackSeconds = 0.0
     }
 
     /// What one update produced: newly final words, the volatile words that replace the last ones, and timing.
@@ -113,7 +118,13 @@ final class StreamingTranscription {
             result = commitAll(hypothesis.words, audioTime: audioTime, started: started)
             result.alternatives = hypothesis.alternatives
         } else {
-            let (committed, pending) = agreement.agree(on: hypothesis.words)
+            var (committed, pending) = agreement.agree(on: hypothesis.words)
+            let horizon = audioTime - configuration.holdbackSeconds
+            if let keep = committed.firstIndex(where: { $0.end > horizon }) {
+                pending = Array(committed[keep...]) + pending
+                committed = Array(committed[..<keep])
+                agreement.holdBack(pending)
+            }
             result = Update(
                 committed: commit(committed), volatile: pending, audioTime: audioTime,
                 computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
