@@ -23,14 +23,14 @@ struct Item {
 }
 
 var modelName = "tiny.en"
-var cadence = 0.5
+var cadence = 0.5  // StreamingTranscription.Configuration.cadenceSeconds
 var realtime = false
 var manifest: String?
 var language = "en"
 var show = false
 var buffer = 15.0
 var holdback = 0.0
-var beam = 1
+var beam = 3
 var items: [Item] = []
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
@@ -89,6 +89,9 @@ func replay(_ samples: [Float]) throws -> ([Display], Double) {
         options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
     var finals: [String] = []
     var displays: [Display] = []
+    if show, let flush = events.last(where: \.isFlush) {
+        print("flush: " + flush.committed.map { String(format: "%@ (%.2f–%.2f s, p %.2f)", $0.text as NSString, $0.start, $0.end, $0.confidence) }.joined(separator: ","))
+    }
     for event in events {
         finals += event.committed.map { $0.text.trimmingCharacters(in: .whitespaces) }
         displays.append(Display(

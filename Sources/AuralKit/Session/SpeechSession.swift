@@ -235,9 +235,8 @@ public final class SpeechSession {
         do {
             let model = try await prepareModel()
             loaded = model
-            let cadence = reportingOptions.contains(.fastResults) ? 0.5 : 0.5
             var options = DecodingOptions(
-                language: model.language, temperatures: [0], beamSize: reportingOptions.contains(.alternativeTranscriptions) ? 2 : 1,
+                language: model.language, temperatures: [0], beamSize: StreamingTranscription.Configuration.liveBeamSize,
                 conditionOnPreviousText: true)
             options.maxNewTokens = 96
             let transcription = StreamingTranscription(
@@ -248,7 +247,7 @@ public final class SpeechSession {
                     reportingOptions: reportingOptions, attributeOptions: attributeOptions,
                     etiquette: transcriptionOptions.contains(.etiquetteReplacements)),
                 continuation: run.continuation)
-            let worker = InferenceThread(transcription: transcription, cadence: cadence) { delivery.deliver($0) }
+            let worker = InferenceThread(transcription: transcription, cadence: StreamingTranscription.Configuration.cadenceSeconds) { delivery.deliver($0) }
             try await run.capture(into: worker, onStarted: { [weak self] in
                 guard let self, self.current === run, self.status == .preparing || self.status == .paused else { return }
                 self.status = .transcribing

@@ -18,8 +18,8 @@ public struct LiveReplay: Sendable {
         public var emissionTime: Double
         /// Seconds the decode took.
         public var computeSeconds: Double
-        /// Words that became final, with their times in the audio.
-        public var committed: [(text: String, start: Double, end: Double)]
+        /// Words that became final, with their times in the audio and their confidence (0…1).
+        public var committed: [(text: String, start: Double, end: Double, confidence: Double)]
         /// The volatile words shown after all finals.
         public var volatile: [String]
         /// Whether this was the closing flush.
@@ -40,7 +40,7 @@ public struct LiveReplay: Sendable {
 
     public init(
         model: WhisperModel, cadence: Double = 0.5, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
-        options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 1)
+        options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 3)
     ) {
         self.holdbackSeconds = holdbackSeconds
         self.model = model
@@ -62,7 +62,7 @@ public struct LiveReplay: Sendable {
             events.append(Event(
                 audioTime: update.audioTime, emissionTime: update.audioTime + update.computeSeconds,
                 computeSeconds: update.computeSeconds,
-                committed: update.committed.map { ($0.text, $0.start, $0.end) }, volatile: update.volatile.map(\.text),
+                committed: update.committed.map { ($0.text, $0.start, $0.end, $0.confidence) }, volatile: update.volatile.map(\.text),
                 isFlush: update.isFinal))
         }
         while position < samples.count {

@@ -7,12 +7,12 @@ import Foundation
 /// which matches `openai/whisper:whisper/audio.py log_mel_spectrogram` up to that padding. The DFT is a matrix product
 /// (400 × 402 cos/sin basis with the window folded in), so it runs on the same BLAS as the network.
 struct LogMel: Sendable {
-    static let sampleRate = 16_000
+    static let sampleRate = WhisperTime.sampleRate
     static let fftSize = 400
-    static let hopLength = 160
+    static let hopLength = WhisperTime.samplesPerFrame
     static let bins = fftSize / 2 + 1
     /// Frames in one 30-second window.
-    static let windowFrames = 3000
+    static let windowFrames = WhisperTime.windowFrames
     /// Frames per DFT product. Products always cover frames `k · batchFrames ..< (k + 1) · batchFrames` (or up to the
     /// last frame), because BLAS may round a row differently at another position in a product: computing the same
     /// batches keeps every frame bit-identical however the audio is read (see `StreamingLogMel`).
