@@ -39,6 +39,27 @@ struct LiveSessionTests {
         #expect(liveWER <= fileWER + 1, "live \(liveWER)% vs file \(fileWER)%\nlive: \(live)\nfile: \(file)")
     }
 
+    @Test("what the machine plays is transcribed from the default output's monitor")
+    func systemAudio() async throws {
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        let stream = session.startTranscribingSystemAudio(options: SystemAudioTranscriptionOptions(target: .defaultOutput))
+        let collector = Task { await SpeechSessionTests.collect(stream) }
+        // paplay without a device plays to the default output (the daemon's virtual speaker).
+        let player = Process()
+        player.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        player.arguments = ["paplay", Fixtures.audio("beckett.wav").path]
+        try await Task.sleep(for: .seconds(2))
+        try player.run()
+        while player.isRunning { try await Task.sleep(for: .milliseconds(100)) }
+        try await Task.sleep(for: .seconds(1))
+        await session.stopTranscribing()
+        let (finals, _, error) = await collector.value
+        #expect(error == nil)
+        let text = finals.map { String($0.text.characters) }.joined()
+        let reference = try SpeechSessionTests.fileText("beckett.wav")
+        #expect(WordErrorRate.percent(reference: reference, hypothesis: text) <= 10, "\(text)\nvs\n\(reference)")
+    }
+
     /// What the recording reads: the opening of Dickens's "A Tale of Two Cities" (1859, public domain).
     static let twoCities = """
         It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of foolishness, \
