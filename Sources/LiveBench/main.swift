@@ -7,11 +7,12 @@ import AuralWhisper
 import Foundation
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--show] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--show] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
         the default input; times are wall-clock
+      --aligned MARGIN: commit words the alignment ends MARGIN seconds before the audio's end (default: LocalAgreement-2)
       --show: print each file's live and file text
       references: the manifest's text when given, else each file's own offline transcription
     """
@@ -31,6 +32,7 @@ var show = false
 var buffer = 15.0
 var holdback = 0.0
 var beam = 3
+var policy = StreamingPolicy.localAgreement
 var items: [Item] = []
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
@@ -49,6 +51,7 @@ while !arguments.isEmpty {
     case "--buffer": buffer = Double(value()) ?? buffer
     case "--holdback": holdback = Double(value()) ?? holdback
     case "--beam": beam = Int(value()) ?? beam
+    case "--aligned": policy = .alignedCommit(margin: Double(value()) ?? 0.6)
     case "-h", "--help": print(usage); exit(0)
     default: items.append(Item(name: URL(fileURLWithPath: argument).lastPathComponent, url: URL(fileURLWithPath: argument)))
     }
@@ -85,7 +88,7 @@ nonisolated func cpuSeconds() -> Double {
 func replay(_ samples: [Float]) throws -> ([Display], Double) {
     let cpu = cpuSeconds()
     let events = try LiveReplay(
-        model: model, cadence: cadence, maxBufferSeconds: buffer, holdbackSeconds: holdback,
+        model: model, cadence: cadence, maxBufferSeconds: buffer, holdbackSeconds: holdback, policy: policy,
         options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
     var finals: [String] = []
     var displays: [Display] = []
@@ -104,6 +107,7 @@ func replay(_ samples: [Float]) throws -> ([Display], Double) {
 @MainActor
 func live(_ url: URL) async throws -> ([Display], Double) {
     let session = SpeechSession(locale: Locale(identifier: language), reportingOptions: [.volatileResults], model: modelName)
+    session.streamingPolicy = policy
     let stream = session.startTranscribing()
     let cpu = cpuSeconds()
     let started = Date()

@@ -73,6 +73,9 @@ public final class SpeechSession {
     /// A model to use instead of the one chosen for the locale: an installed model's name or a model folder's path.
     public let modelName: String?
 
+    /// When live words become final: LocalAgreement-2 (the default) or by alignment. Applies at the next start.
+    public var streamingPolicy: StreamingPolicy = .localAgreement
+
     /// The current state; `statusStream` reports each change.
     public internal(set) var status: Status = .idle {
         didSet { if status != oldValue { statusBroadcaster.yield(status) } }
@@ -241,7 +244,7 @@ public final class SpeechSession {
             options.maxNewTokens = 96
             let transcription = StreamingTranscription(
                 decoder: WindowDecoder(model: model.model), language: model.language,
-                configuration: .init(options: options, contextPrompt: prompt))
+                configuration: .init(options: options, contextPrompt: prompt, policy: streamingPolicy))
             let delivery = ResultDelivery(
                 assembler: ResultAssembler(
                     reportingOptions: reportingOptions, attributeOptions: attributeOptions,

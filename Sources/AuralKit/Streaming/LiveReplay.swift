@@ -37,12 +37,15 @@ public struct LiveReplay: Sendable {
 
     /// Seconds before the audio's end within which agreed words stay volatile.
     public let holdbackSeconds: Double
+    /// When words become final.
+    public let policy: StreamingPolicy
 
     public init(
         model: WhisperModel, cadence: Double = 0.5, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
-        options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 3)
+        policy: StreamingPolicy = .localAgreement, options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 3)
     ) {
         self.holdbackSeconds = holdbackSeconds
+        self.policy = policy
         self.model = model
         self.cadence = cadence
         self.maxBufferSeconds = maxBufferSeconds
@@ -54,7 +57,8 @@ public struct LiveReplay: Sendable {
         let language = options.language ?? "en"
         let transcription = StreamingTranscription(
             decoder: WindowDecoder(model: model), language: language, configuration: .init(
-                options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, holdbackSeconds: holdbackSeconds))
+                options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, holdbackSeconds: holdbackSeconds,
+                policy: policy))
         let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         var events: [Event] = []
         var position = 0

@@ -34,6 +34,8 @@ final class StreamingTranscription {
         var holdbackSeconds: Double = defaultHoldbackSeconds
         /// The default of `holdbackSeconds`.
         static let defaultHoldbackSeconds = 0.0
+        /// When words become final.
+        var policy: StreamingPolicy = .localAgreement
         /// Seconds of new audio that start an update (`scripts/live-bench` chose it: see docs/streaming.md).
         static let cadenceSeconds = 0.5
         /// Beam width of live decodes: on the bundled recordings, beam 3 brought the final text within 0.9 WER points
@@ -124,6 +126,15 @@ final class StreamingTranscription {
             result.alternatives = hypothesis.alternatives
         } else {
             var (committed, pending) = agreement.agree(on: hypothesis.words)
+            if case .alignedCommit(let margin) = configuration.policy {
+                // Words the alignment places well before the end of the audio, up to the decode's last word.
+                let settled = hypothesis.words.dropLast().prefix { $0.end <= audioTime - margin }.count
+                if settled > committed.count {
+                    committed = Array(hypothesis.words[..<settled])
+                    pending = Array(hypothesis.words[settled...])
+                    agreement.holdBack(pending)
+                }
+            }
             let horizon = audioTime - configuration.holdbackSeconds
             if let keep = committed.firstIndex(where: { $0.end > horizon }) {
                 pending = Array(committed[keep...]) + pending

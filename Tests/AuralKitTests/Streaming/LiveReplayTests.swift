@@ -47,6 +47,24 @@ struct LiveReplayTests {
         return WordErrorRate.words(offline).joined(separator: " ").contains(phrase + " " + phrase)
     }
 
+    @Test("aligned commit: words become final no later than with LocalAgreement, and the text still holds the recording")
+    func alignedCommit() throws {
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
+        let samples = try Fixtures.samples("beckett.wav")
+        let agreed = try LiveReplay(model: model).run(samples)
+        let aligned = try LiveReplay(model: model, policy: .alignedCommit(margin: 0.6)).run(samples)
+        func commitTimes(_ events: [LiveReplay.Event]) -> [Double] {
+            events.flatMap { event in event.committed.map { _ in event.audioTime } }
+        }
+        let offline = try Transcriber(model: model).transcribe(samples, options: DecodingOptions(language: "en"))
+            .segments.map(\.text).joined()
+        let text = aligned.flatMap(\.committed).map(\.text).joined()
+        #expect(WordErrorRate.percent(reference: offline, hypothesis: text) <= 10, "\(text)")
+        let a = commitTimes(agreed), b = commitTimes(aligned)
+        let mean = { (x: [Double]) in x.reduce(0, +) / Double(max(1, x.count)) }
+        #expect(mean(b) <= mean(a), "aligned \(b) vs agreed \(a)")
+    }
+
     @Test("volatile words appear before they are final")
     func volatileFirst() throws {
         let (events, _, _) = try Self.replay("beckett.wav")
