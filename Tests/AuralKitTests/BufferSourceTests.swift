@@ -1,5 +1,6 @@
 import AuralKit
 import Foundation
+import Synchronization
 import TestSupport
 import Testing
 
@@ -40,21 +41,22 @@ struct BufferSourceTests {
 
     @Test("stop() ends the stream early, the failure is thrown after the last buffer, and start() plays again")
     func stopsAndFails() async throws {
-        // 10 s of audio in real time, stopped after the second buffer: buffers already made still arrive (a slow
-        // consumer may find several waiting), but none holds audio from after the stop.
+        // 10 s of audio in real time, stopped from a thread of its own after a quarter of a second (not from the
+        // consumer, which a busy cooperative pool may run late): buffers already made still arrive, but none holds
+        // audio from after the stop.
         let live = BufferSource(samples: [Float](repeating: 0, count: 160_000), realTime: true)
         let started = Date()
-        var stoppedAt: TimeInterval?
+        let stoppedAt = Mutex<TimeInterval?>(nil)
+        let stream = try live.start()
+        Thread {
+            Thread.sleep(forTimeInterval: 0.25)
+            stoppedAt.withLock { $0 = Date().timeIntervalSince(started) }
+            live.stop()
+        }.start()
         var buffers: [AudioBuffer] = []
-        for try await buffer in try live.start() {
-            buffers.append(buffer)
-            if buffers.count == 2 {
-                live.stop()
-                stoppedAt = Date().timeIntervalSince(started)
-            }
-        }
-        let stop = try #require(stoppedAt)
-        let end = buffers.last!.startTime + buffers.last!.duration
+        for try await buffer in stream { buffers.append(buffer) }
+        let stop = try #require(stoppedAt.withLock { $0 })
+        let end = try #require(buffers.last.map { $0.startTime + $0.duration })
         #expect(end <= stop + 0.1 + 0.05, "the last buffer ends at \(end) s of audio; stop() came at \(stop) s")
         #expect(buffers.count < 100)
 

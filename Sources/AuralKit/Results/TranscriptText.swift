@@ -1,3 +1,4 @@
+import AuralWhisper
 import Foundation
 
 /// A word as the engine timed it, in session time.
@@ -10,6 +11,13 @@ struct TimedWord: Sendable, Hashable {
     var end: Double
     /// The engine's probability for the word, 0…1.
     var confidence: Double
+}
+
+extension TimedWord {
+    /// The engine's word timing, its probability as the confidence.
+    init(_ word: WordTiming) {
+        self.init(text: word.word, start: word.start, end: word.end, confidence: word.probability)
+    }
 }
 
 /// Builds the `AttributedString` of a result from timed words.

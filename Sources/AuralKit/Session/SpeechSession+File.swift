@@ -95,9 +95,7 @@ extension SpeechSession {
                 case .info: break
                 case .progress(let fraction): progressHandler?(fraction)
                 case .segment(let segment):
-                    var words: [TimedWord] = (segment.words ?? []).map { (word: WordTiming) in
-                        TimedWord(text: word.word, start: word.start, end: word.end, confidence: word.probability)
-                    }
+                    var words = (segment.words ?? []).map(TimedWord.init)
                     if first, !words.isEmpty {
                         words[0].text = String(words[0].text.drop(while: { $0 == " " }))
                         first = false
@@ -112,14 +110,9 @@ extension SpeechSession {
                 }
             }
             progressHandler?(1)
-            run.continuation.finish()
+            await end(run, releasing: loaded, failure: nil)
         } catch {
-            run.continuation.finish(throwing: SpeechSessionError.from(error, locale: locale))
-        }
-        if let loaded { await release(loaded) }
-        if current === run {
-            current = nil
-            status = .idle
+            await end(run, releasing: loaded, failure: SpeechSessionError.from(error, locale: locale))
         }
     }
 

@@ -256,14 +256,9 @@ public final class SpeechSession {
                 self.status = .transcribing
             })
             try await worker.finish()
-            run.continuation.finish()
+            await end(run, releasing: loaded, failure: nil)
         } catch {
-            run.continuation.finish(throwing: SpeechSessionError.from(error, locale: locale))
-        }
-        if let loaded { await release(loaded) }
-        if current === run {
-            current = nil
-            status = .idle
+            await end(run, releasing: loaded, failure: SpeechSessionError.from(error, locale: locale))
         }
     }
 
@@ -304,9 +299,19 @@ public final class SpeechSession {
         }
     }
 
-    func release(_ loaded: LoadedModel) async {
-        await modelManager.relinquishModel(named: loaded.name)
-        if let reservation = loaded.reservation { await modelManager.release(reservation) }
+    /// Ends a run: the session returns to `.idle` (unless another run has begun), then the stream ends, with
+    /// `failure` when given, so a consumer that sees the end finds the session idle; then the model and the locale
+    /// are given back.
+    func end(_ run: SessionRun, releasing loaded: LoadedModel?, failure: SpeechSessionError?) async {
+        if current === run {
+            current = nil
+            status = .idle
+        }
+        if let failure { run.continuation.finish(throwing: failure) } else { run.continuation.finish() }
+        if let loaded {
+            await modelManager.relinquishModel(named: loaded.name)
+            if let reservation = loaded.reservation { await modelManager.release(reservation) }
+        }
     }
 }
 

@@ -169,9 +169,7 @@ final class StreamingTranscription {
         // A silent window, or a looping one (Whisper's hallucinations), says nothing new.
         if result.isNoSpeech { return ([], []) }
         if let threshold = options.compressionRatioThreshold, result.compressionRatio > threshold { return ([], []) }
-        let words = result.segments.flatMap { $0.words ?? [] }.map {
-            TimedWord(text: $0.word, start: $0.start, end: $0.end, confidence: $0.probability)
-        }
+        let words = result.segments.flatMap { $0.words ?? [] }.map(TimedWord.init)
         let alternatives = result.alternatives.map { decoder.text(of: $0) }
         // Words placed after the last sound are Whisper's inventions ("You", "Thank you.") on trailing silence.
         let soundEnd = Double(bufferStart + lastSoundSample(samples)) / Double(WhisperTime.sampleRate)

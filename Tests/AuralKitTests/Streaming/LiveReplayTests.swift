@@ -7,7 +7,11 @@ import Testing
 /// The streaming policy over the real model on real speech, replayed without a clock (the same text on every run).
 @Suite("Live replay", .requiresFixtures(audio: ["two_cities.wav", "beckett.wav"], models: ["tiny.en"]))
 struct LiveReplayTests {
-    private static func replay(_ recording: String) throws -> (events: [LiveReplay.Event], offline: String, samples: [Float]) {
+    private static func replay(_ recording: String) async throws -> (events: [LiveReplay.Event], offline: String, samples: [Float]) {
+        try await offPool { try replayHere(recording) }
+    }
+
+    private static func replayHere(_ recording: String) throws -> (events: [LiveReplay.Event], offline: String, samples: [Float]) {
         let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
         let samples = try Fixtures.samples(recording)
         let events = try LiveReplay(model: model).run(samples)
@@ -18,8 +22,8 @@ struct LiveReplayTests {
 
     @Test("finals only accumulate, in time order, and together hold the whole recording's words",
           arguments: ["two_cities.wav", "beckett.wav"])
-    func finalsAccumulate(recording: String) throws {
-        let (events, offline, samples) = try Self.replay(recording)
+    func finalsAccumulate(recording: String) async throws {
+        let (events, offline, samples) = try await Self.replay(recording)
         let finals = events.flatMap(\.committed)
         let live = finals.map(\.text).joined()
         let delta = WordErrorRate.percent(reference: offline, hypothesis: live)
@@ -48,16 +52,17 @@ struct LiveReplayTests {
     }
 
     @Test("aligned commit: words become final no later than with LocalAgreement, and the text still holds the recording")
-    func alignedCommit() throws {
+    func alignedCommit() async throws {
         let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
         let samples = try Fixtures.samples("beckett.wav")
-        let agreed = try LiveReplay(model: model).run(samples)
-        let aligned = try LiveReplay(model: model, policy: .alignedCommit(margin: 0.6)).run(samples)
+        let agreed = try await offPool { try LiveReplay(model: model).run(samples) }
+        let aligned = try await offPool { try LiveReplay(model: model, policy: .alignedCommit(margin: 0.6)).run(samples) }
         func commitTimes(_ events: [LiveReplay.Event]) -> [Double] {
             events.flatMap { event in event.committed.map { _ in event.audioTime } }
         }
-        let offline = try Transcriber(model: model).transcribe(samples, options: DecodingOptions(language: "en"))
-            .segments.map(\.text).joined()
+        let offline = try await offPool {
+            try Transcriber(model: model).transcribe(samples, options: DecodingOptions(language: "en")).segments.map(\.text).joined()
+        }
         let text = aligned.flatMap(\.committed).map(\.text).joined()
         #expect(WordErrorRate.percent(reference: offline, hypothesis: text) <= 10, "\(text)")
         let a = commitTimes(agreed), b = commitTimes(aligned)
@@ -66,8 +71,8 @@ struct LiveReplayTests {
     }
 
     @Test("volatile words appear before they are final")
-    func volatileFirst() throws {
-        let (events, _, _) = try Self.replay("beckett.wav")
+    func volatileFirst() async throws {
+        let (events, _, _) = try await Self.replay("beckett.wav")
         let firstVolatile = try #require(events.firstIndex { !$0.volatile.isEmpty })
         let firstFinal = try #require(events.firstIndex { !$0.committed.isEmpty })
         #expect(firstVolatile < firstFinal)
