@@ -53,7 +53,8 @@ public final class SpeechSession {
     public static let defaultReportingOptions: Set<SpeechTranscriber.ReportingOption> = [.volatileResults, .alternativeTranscriptions]
     /// The attribute options AuralKit uses when no preset is given: word times and confidences.
     public static let defaultAttributeOptions: Set<SpeechTranscriber.ResultAttributeOption> = [.audioTimeRange, .transcriptionConfidence]
-    /// How much the session logs to standard error, for every session.
+    /// How much sessions log, as in AuralKit. Accepted for source compatibility: the session writes no log lines
+    /// yet, whatever the level; errors reach the caller through the result stream.
     public nonisolated(unsafe) static var logging: LogLevel = .off
 
     /// The language to transcribe.

@@ -114,6 +114,20 @@ final class StreamingTranscription {
             return pending.isEmpty ? nil : Update(committed: [], volatile: [], audioTime: audioTime,
                 computeSeconds: Date().timeIntervalSince(started), isFinal: final, alternatives: [])
         }
+        // Nothing audible after the last committed word: there is nothing new to say, and a decode would only invent
+        // words in the silence.
+        if let lastEnd = committedInBuffer.last?.end {
+            let tail = max(0, min(buffer.count, Int(lastEnd * Double(WhisperTime.sampleRate)) - bufferStart))
+            if isSilent(Array(buffer[tail...])) {
+                let hadVolatile = !agreement.previous.isEmpty
+                agreement.reset()
+                if final { trim(final: true) }
+                return hadVolatile
+                    ? Update(committed: [], volatile: [], audioTime: audioTime, computeSeconds: Date().timeIntervalSince(started),
+                        isFinal: final, alternatives: [])
+                    : nil
+            }
+        }
         var samples = buffer
         if final && bufferSeconds < configuration.minimumDecodeSeconds {
             // Whisper hears a short final piece better with some silence after it.
@@ -173,10 +187,11 @@ final class StreamingTranscription {
         let alternatives = result.alternatives.map { decoder.text(of: $0) }
         // Words placed after the last sound are Whisper's inventions ("You", "Thank you.") on trailing silence.
         let soundEnd = Double(bufferStart + lastSoundSample(samples)) / Double(WhisperTime.sampleRate)
-        // A lone punctuation mark the decoder is unsure of ("..." at the end of speech) is not a word to show.
+        // A punctuation mark standing alone after a space (" .", " ...") is no word: the decoder writes it at the end of
+        // speech, and once committed it would be forced and written again.
         let heard = Self.words(after: committedText, in: words).filter { word in
             word.start < soundEnd
-                && (word.confidence >= 0.5 || word.text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) })
+                && (!word.text.hasPrefix(" ") || word.text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) })
         }
         return (heard, alternatives)
     }
