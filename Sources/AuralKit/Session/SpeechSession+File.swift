@@ -40,23 +40,9 @@ extension SpeechSession {
         from audioFile: URL, options: FileTranscriptionOptions = FileTranscriptionOptions(),
         progressHandler: (@Sendable (Double) -> Void)? = nil
     ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
-        let (stream, continuation) = AsyncThrowingStream<SpeechTranscriber.Result, Error>.makeStream()
-        guard current == nil, status == .idle else {
-            continuation.finish(throwing: SpeechSessionError.recognitionStreamSetupFailed)
-            return stream
-        }
-        status = .preparing
-        let run = SessionRun(continuation: continuation, makeSource: { FileSource(url: audioFile) })
-        current = run
-        let task = Task(priority: analyzerConfiguration.priority) { [self] in
+        begin(source: { FileSource(url: audioFile) }) { [self] run in
             await transcribeFile(audioFile, options: options, run: run, progressHandler: progressHandler)
         }
-        run.task = task
-        continuation.onTermination = { [weak run] termination in
-            guard case .cancelled = termination else { return }
-            run?.cancel()
-        }
-        return stream
     }
 
     /// Transcribes a file and returns its final results once done (see `streamTranscription(from:options:progressHandler:)`).

@@ -215,6 +215,16 @@ public final class SpeechSession {
         source makeSource: @escaping @Sendable () -> any AudioSource,
         contextualStrings: [AnalysisContext.ContextualStringsTag: [String]]?
     ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
+        let prompt = contextualStrings.flatMap { AnalysisContext.initialPrompt(from: $0) }
+        return begin(source: makeSource) { [self] run in await live(run, prompt: prompt) }
+    }
+
+    /// Starts a run that `body` drives, and returns its stream; when a run is already going, the new stream fails
+    /// with `recognitionStreamSetupFailed` and the running one goes on. Cancelling the consumer cancels the run.
+    func begin(
+        source makeSource: @escaping @Sendable () -> any AudioSource,
+        _ body: @escaping @MainActor (SessionRun) async -> Void
+    ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
         let (stream, continuation) = AsyncThrowingStream<SpeechTranscriber.Result, Error>.makeStream()
         guard current == nil, status == .idle else {
             continuation.finish(throwing: SpeechSessionError.recognitionStreamSetupFailed)
@@ -227,10 +237,7 @@ public final class SpeechSession {
             guard case .cancelled = termination, let run else { return }
             run.cancel()
         }
-        let prompt = contextualStrings.flatMap { AnalysisContext.initialPrompt(from: $0) }
-        run.task = Task(priority: analyzerConfiguration.priority) { [self] in
-            await live(run, prompt: prompt)
-        }
+        run.task = Task(priority: analyzerConfiguration.priority) { await body(run) }
         return stream
     }
 
