@@ -7,12 +7,15 @@ import Synchronization
 ///
 /// ```swift
 /// let store = try TranscriptStore(url: TranscriptStore.defaultURL())
-/// let id = try store.beginSession(.init(source: "Built-in microphone", locale: Locale(identifier: "en"), model: "base"))
-/// for try await result in session.startTranscribing() {
-///     try store.append(result, to: id)  // keeps final results, skips volatile ones
+/// let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+/// let id = try store.beginSession(.init(source: recording.path, locale: session.locale, model: "tiny.en"))
+/// for try await result in session.streamTranscription(from: recording) {  // or startTranscribing() for live audio
+///     try store.append(result, to: id)  // stores final results, skips volatile ones
 /// }
 /// try store.endSession(id)
-/// for hit in try store.search("budget") { print(hit.session.id, hit.text) }
+/// for hit in try store.search("better") {
+///     print(hit.session.id, hit.text)
+/// }
 /// ```
 ///
 /// Every `append` is its own committed transaction, so a process that is killed loses nothing that was final. The

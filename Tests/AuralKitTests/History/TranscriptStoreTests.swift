@@ -72,6 +72,35 @@ struct TranscriptStoreTests {
         }
     }
 
+    @Test("the example in TranscriptStore's doc comment runs as written", .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]))
+    @MainActor
+    func docExample() async throws {
+        let history = try TemporaryHistory()
+        // The example's two inputs: a recording in an allowed folder (the temporary one) and the default location.
+        let recording = history.folder.appendingPathComponent("beckett.wav")
+        try FileManager.default.copyItem(at: Fixtures.audio("beckett.wav"), to: recording)
+        setenv("AURALKIT_HISTORY", history.url.path, 1)
+        defer { unsetenv("AURALKIT_HISTORY") }
+        var printed: [String] = []
+        func print(_ items: Any...) { printed.append(items.map { "\($0)" }.joined(separator: " ")) }
+
+        let store = try TranscriptStore(url: TranscriptStore.defaultURL())
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        let id = try store.beginSession(.init(source: recording.path, locale: session.locale, model: "tiny.en"))
+        for try await result in session.streamTranscription(from: recording) {  // or startTranscribing() for live audio
+            try store.append(result, to: id)  // stores final results, skips volatile ones
+        }
+        try store.endSession(id)
+        for hit in try store.search("better") {
+            print(hit.session.id, hit.text)
+        }
+
+        #expect(store.url == history.url)
+        #expect(printed.count == 1)
+        #expect(printed.first?.hasPrefix("1 ") == true)
+        #expect(printed.first?.hasSuffix("Fail better.") == true)
+    }
+
     @Test("volatile results are skipped; finals are numbered in the order they came")
     func skipsVolatileResults() throws {
         let history = try TemporaryHistory()
