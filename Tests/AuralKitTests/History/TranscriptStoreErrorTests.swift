@@ -81,6 +81,24 @@ struct TranscriptStoreErrorTests {
         #expect(Date().timeIntervalSince(started) >= 0.25)
     }
 
+    @Test("a full disk is .diskFull, and what was committed before stays readable")
+    func diskFull() throws {
+        let history = try TemporaryHistory()
+        let store = try TranscriptStore(url: history.url)
+        let id = try store.beginSession(.init(source: "microphone"))
+        try store.append(TranscriptStoreTests.result([(" Before", 0, 1)]), to: id)
+        // SQLite's page limit stands in for the device filling up: both end a write with SQLITE_FULL.
+        _ = try store.withConnection { connection in
+            let pages = try connection.query("PRAGMA page_count").first?.integer(0) ?? 0
+            return try connection.query("PRAGMA max_page_count = \(pages)").first?.integer(0)
+        }
+        let long = (0..<2000).map { (" word\($0)", Double($0), Double($0) + 1) }
+        #expect(throws: TranscriptStoreError.diskFull(path: history.url.path)) {
+            for _ in 0..<20 { try store.append(TranscriptStoreTests.result(long), to: id) }
+        }
+        #expect(try store.transcript(id).text == " Before")
+    }
+
     @Test("a newer schema is refused with both versions; another program's database is .notHistory")
     func foreignDatabases() throws {
         let history = try TemporaryHistory()
