@@ -66,6 +66,20 @@ struct HistoryCommandTests {
         #expect(try Data(contentsOf: file) == Data(transcribed.stdout.utf8))
     }
 
+    @Test("a JSON export equals transcribe's JSON but for its timings: same segments, tokens, scores and words")
+    func exportJSON() throws {
+        let folder = try Folder()
+        let transcribed = try CLI.run(Self.transcribe + ["-f", "json", "--word-timestamps", "--save", "--history", folder.history])
+        #expect(transcribed.status == 0, "\(transcribed.stderr)")
+        let exported = try CLI.run(["history", "export", "1", "-f", "json", "--history", folder.history])
+        #expect(exported.status == 0, "\(exported.stderr)")
+        var expected = try #require(try JSONSerialization.jsonObject(with: Data(transcribed.stdout.utf8)) as? [String: Any])
+        #expect(expected.removeValue(forKey: "timings") != nil)
+        let actual = try #require(try JSONSerialization.jsonObject(with: Data(exported.stdout.utf8)) as? [String: Any])
+        #expect(NSDictionary(dictionary: actual).isEqual(to: expected))
+        #expect((actual["segments"] as? [[String: Any]])?.first?["words"] != nil)
+    }
+
     @Test("a damaged database is a warning for transcribe (the transcript still comes) and an error for history")
     func corruptDatabase() throws {
         let folder = try Folder()
