@@ -119,27 +119,32 @@ struct HistoryCommandTests {
         let long = folder.url.appendingPathComponent("long.wav")
         let sox = try CLI.run(tool: "/usr/bin/sox", Array(repeating: CLI.audio("two_cities.wav"), count: 4) + [long.path])
         try #require(sox.status == 0, "\(sox.stderr)")
+        let history = folder.history
 
-        let process = Process()
-        process.executableURL = CLI.executable
-        process.arguments = ["transcribe", long.path, "-m", "tiny.en", "--beam-size", "1", "-q", "--save", "--history", folder.history]
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-
-        let url = URL(fileURLWithPath: folder.history)
-        var seen = 0
-        let deadline = Date().addingTimeInterval(180)
-        while seen < 3, Date() < deadline, process.isRunning {
-            try await Task.sleep(for: .milliseconds(100))
-            guard FileManager.default.fileExists(atPath: url.path) else { continue }
-            seen = (try? TranscriptStore(url: url).sessions().first?.resultCount) ?? 0
+        // Polled from a thread of its own: other tests block the few cooperative threads while their `aural` runs,
+        // and a poll waiting behind them would only see the database once the transcription was over.
+        let (seen, status) = try await offPool { () throws -> (Int, Int32) in
+            let process = Process()
+            process.executableURL = CLI.executable
+            process.arguments = ["transcribe", long.path, "-m", "tiny.en", "--beam-size", "1", "-q", "--save", "--history", history]
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let url = URL(fileURLWithPath: history)
+            var seen = 0
+            let deadline = Date().addingTimeInterval(180)
+            while seen < 3, Date() < deadline, process.isRunning {
+                Thread.sleep(forTimeInterval: 0.05)
+                guard FileManager.default.fileExists(atPath: url.path) else { continue }
+                seen = (try? TranscriptStore(url: url).sessions().first?.resultCount) ?? 0
+            }
+            kill(process.processIdentifier, SIGKILL)
+            return (seen, process.waitForExit())
         }
-        kill(process.processIdentifier, SIGKILL)
-        #expect(process.waitForExit() == 128 + SIGKILL)
         try #require(seen >= 3, "no segments were saved before the deadline")
+        #expect(status == 128 + SIGKILL, "aural ended before it was killed")
 
-        let store = try TranscriptStore(url: url)
+        let store = try TranscriptStore(url: URL(fileURLWithPath: history))
         let integrity = try store.withConnection { try $0.query("PRAGMA integrity_check").first?.text(0) }
         #expect(integrity == "ok")
         let session = try #require(try store.sessions().first)
@@ -150,7 +155,7 @@ struct HistoryCommandTests {
         #expect(zip(transcript.segments, transcript.segments.dropFirst()).allSatisfy { $0.end <= $1.start + 0.001 })
         #expect(try store.search("worst").isEmpty == false)
 
-        let list = try CLI.run(["history", "list", "--history", folder.history])
+        let list = try CLI.run(["history", "list", "--history", history])
         #expect(list.stdout.contains("long.wav (unfinished)"))
     }
 
