@@ -24,7 +24,8 @@ extension TranscriptStore {
                 let (plain, matches) = Self.unmark(row.text(3) ?? "")
                 let start = CMTime(seconds: row.real(1) ?? 0, preferredTimescale: Int32(CMTime.samplesPerSecond))
                 let end = CMTime(seconds: row.real(2) ?? 0, preferredTimescale: Int32(CMTime.samplesPerSecond))
-                return SearchHit(session: session, range: CMTimeRange(start: start, end: max(start, end)), text: plain, matches: matches)
+                return SearchHit(
+                    session: session, range: CMTimeRange(start: start, end: max(start, end)), text: plain, matches: matches)
             }
         }
     }

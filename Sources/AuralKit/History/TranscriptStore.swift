@@ -18,14 +18,17 @@ import Synchronization
 /// }
 /// ```
 ///
-/// Every `append` is its own committed transaction, so a process that is killed loses nothing that was final. The
+/// Every `append` is its own committed transaction, so a process that is killed loses nothing that was final (the
+/// database syncs with `synchronous = NORMAL`: a power cut may lose the last commits, never the file). The
 /// database runs in WAL mode: readers (another `aural history list`) never wait for the writer, and a second
 /// writer waits up to the busy timeout. Its schema carries a version (`PRAGMA user_version`) and older databases
 /// are migrated when opened.
 ///
 /// - Note: A synchronous, internally locked class rather than an actor: a call is one short transaction (well under a
 ///   millisecond of CPU plus a write to the page cache), so a live loop calls `append` inline, from any thread or
-///   actor, without awaiting. Calls from several threads are serialised.
+///   actor, without awaiting. Calls from several threads are serialised. While another process holds the write
+///   lock, a write blocks its caller up to the busy timeout before it throws `.locked`: a caller on the main actor
+///   that must never stall passes a short `busyTimeout`, or calls from a task of its own.
 public final class TranscriptStore: Sendable {
     /// The database file.
     public let url: URL
@@ -55,7 +58,8 @@ public final class TranscriptStore: Sendable {
         let opened: SQLiteConnection
         do {
             opened = try SQLiteConnection(path: path)
-            let milliseconds = busyTimeout.components.seconds * 1000 + busyTimeout.components.attoseconds / 1_000_000_000_000_000
+            let (seconds, attoseconds) = busyTimeout.components
+            let milliseconds = seconds * 1000 + attoseconds / 1_000_000_000_000_000
             opened.setBusyTimeout(milliseconds: Int32(clamping: milliseconds))
             try opened.execute("PRAGMA foreign_keys = ON")
             try Self.checkOwner(opened, path: path)
@@ -131,7 +135,9 @@ public final class TranscriptStore: Sendable {
     ///   - end: When the session ended (now by default).
     ///   - audioDuration: Seconds of audio transcribed, when known (a file's duration); otherwise the end of the
     ///     last result stands for it.
-    public func endSession(_ id: SessionID, at end: Date = Date(), audioDuration: Double? = nil) throws(TranscriptStoreError) {
+    public func endSession(
+        _ id: SessionID, at end: Date = Date(), audioDuration: Double? = nil
+    ) throws(TranscriptStoreError) {
         try withConnection { connection in
             try connection.query(
                 "UPDATE sessions SET ended_at = ?2, audio_duration = coalesce(?3, audio_duration) WHERE id = ?1",
@@ -155,7 +161,8 @@ public final class TranscriptStore: Sendable {
     /// - Parameter limit: At most this many sessions.
     public func sessions(limit: Int = 50) throws(TranscriptStoreError) -> [Session] {
         try withConnection { connection in
-            try connection.query(Self.sessionSelect + " ORDER BY s.started_at DESC, s.id DESC LIMIT ?1", [.integer(Int64(max(limit, 0)))])
+            try connection.query(
+                Self.sessionSelect + " ORDER BY s.started_at DESC, s.id DESC LIMIT ?1", [.integer(Int64(max(limit, 0)))])
                 .map { try Self.session(from: $0, connection: connection) }
         }
     }
@@ -172,7 +179,10 @@ public final class TranscriptStore: Sendable {
         try withConnection { connection in
             let session = try Self.session(id, connection: connection)
             let rows = try connection.query(
-                "SELECT id, text, start_seconds, end_seconds, engine_details FROM results WHERE session_id = ?1 ORDER BY position",
+                """
+                SELECT id, text, start_seconds, end_seconds, engine_details FROM results
+                WHERE session_id = ?1 ORDER BY position
+                """,
                 [.integer(id.rawValue)])
             var words: [Int64: [StoredWord]] = [:]
             let wordRows = try connection.query(
@@ -232,7 +242,10 @@ public final class TranscriptStore: Sendable {
                 let resultID = connection.lastInsertRowID
                 for (position, word) in result.words.enumerated() {
                     try connection.query(
-                        "INSERT INTO words (result_id, position, text, start_seconds, end_seconds, confidence) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                        """
+                        INSERT INTO words (result_id, position, text, start_seconds, end_seconds, confidence)
+                        VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                        """,
                         [
                             .integer(resultID), .integer(Int64(position)), .text(word.text), SQLiteValue(word.start),
                             SQLiteValue(word.end), SQLiteValue(word.confidence),

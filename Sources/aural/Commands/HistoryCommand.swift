@@ -22,12 +22,17 @@ enum HistoryCommand {
     static let search = CommandSpec(
         name: "aural history search", abstract: "Find the stored results that contain every given word, best match first",
         options: [historyOption, OptionSpec("limit", short: "n", .int("N"), help: "Show at most N matches", defaultValue: "20")],
-        positionals: [PositionalSpec("TEXT", help: "Words to find (stems match: 'city' finds 'cities'; 'budg*' is a prefix)", isRepeatable: true)])
+        positionals: [
+            PositionalSpec(
+                "TEXT", help: "Words to find (stems match: 'city' finds 'cities'; 'budg*' is a prefix)", isRepeatable: true)
+        ])
     static let export = CommandSpec(
         name: "aural history export", abstract: "Write a session as text, subtitles or JSON, as 'aural transcribe' writes them",
         options: [
             historyOption,
-            OptionSpec("format", short: "f", .choice(TranscriptFormat.allCases.map(\.rawValue)), help: "Output format", defaultValue: "txt"),
+            OptionSpec(
+                "format", short: "f", .choice(TranscriptFormat.allCases.map(\.rawValue)), help: "Output format",
+                defaultValue: "txt"),
             OptionSpec("output", short: "o", .string("FILE"), help: "Write to FILE instead of standard output"),
         ],
         positionals: [idPositional])
@@ -138,7 +143,8 @@ enum HistoryCommand {
                 "Session \(session.id)",
                 "Source:    \(session.source)",
                 "Started:   \(dateText(session.startedAt, seconds: true))",
-                "Ended:     " + (session.endedAt.map { dateText($0, seconds: true) } ?? "not recorded (the program stopped before the end)"),
+                "Ended:     "
+                    + (session.endedAt.map { dateText($0, seconds: true) } ?? "not recorded (the program stopped before the end)"),
                 "Duration:  \(clock(session.duration))",
             ]
             if let locale = session.locale { lines.append("Language:  \(locale.identifier)") }
