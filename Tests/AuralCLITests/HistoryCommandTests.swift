@@ -185,11 +185,13 @@ struct HistoryCommandTests {
         #expect(help.stdout.contains("search    Find the stored results"))
     }
 
-    @Test("delete removes a session from list and search")
+    @Test("--history implies --save, AURALKIT_HISTORY names the database, delete removes a session from search")
     func deletes() throws {
         let folder = try Folder()
         let saved = try CLI.run(Self.transcribe + ["--history", folder.history])  // --history implies --save
         #expect(saved.status == 0, "\(saved.stderr)")
+        let viaEnvironment = try CLI.run(["history", "search", "better"], environment: ["AURALKIT_HISTORY": folder.history])
+        #expect(viaEnvironment.stdout == "1  0:08  beckett.wav  Fail [better].\n")
         let deleted = try CLI.run(["history", "delete", "1", "--history", folder.history])
         #expect(deleted.status == 0, "\(deleted.stderr)")
         #expect(deleted.stdout == "Deleted session 1.\n")
