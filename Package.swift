@@ -14,6 +14,8 @@ let package = Package(
         .systemLibrary(name: "CZlib", pkgConfig: "zlib", providers: [.apt(["zlib1g-dev"])]),
         .systemLibrary(name: "CFFmpeg", pkgConfig: "libavformat", providers: [.apt(["libavformat-dev", "libavcodec-dev", "libswresample-dev", "libavutil-dev"])]),
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
+        // Transcript history (TranscriptStore): Debian's SQLite, built with FTS5.
+        .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
         // The engine's hot kernels in C, each built for AVX-512, AVX2 and the baseline and chosen at run time.
         .target(name: "CKernels", linkerSettings: [.linkedLibrary("m")]),
         .target(
@@ -22,7 +24,7 @@ let package = Package(
             dependencies: ["CZlib", "CKernels"]
         ),
         .target(name: "AuralAudio", dependencies: ["CFFmpeg", "CPulse"]),
-        .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio"]),
+        .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio", "CSQLite"]),
         .executableTarget(name: "aural", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio"]),
         // The live transcription benchmark (scripts/live-bench).
         .executableTarget(name: "aural-live-bench", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio"], path: "Sources/LiveBench"),
@@ -31,7 +33,7 @@ let package = Package(
         .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio", "TestSupport"]),
         .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio", "TestSupport"], exclude: ["Snapshots"]),
-        .testTarget(name: "AuralCLITests", dependencies: ["aural", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "AuralCLITests", dependencies: ["aural", "AuralKit", "TestSupport"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -23,6 +23,8 @@ enum TranscribeCommand {
             OptionSpec("no-condition-on-previous-text", .flag, help: "Decode each window without the previous window's text"),
             OptionSpec("threads", .int("N"), help: "Threads for the matrix products", defaultValue: "all cores"),
             OptionSpec("quiet", short: "q", .flag, help: "No progress bar"),
+            OptionSpec("save", .flag, help: "Also store each transcript in the history as its segments arrive (see 'aural history'; implied by --history)"),
+            HistoryCommand.historyOption,
         ],
         positionals: [PositionalSpec("FILE", help: "Audio or video files in any format FFmpeg reads (WAV, FLAC, MP3, Ogg, M4A, WebM, MP4, MKV, …); the first audio track is used", isRepeatable: true)]
     )
@@ -64,12 +66,16 @@ enum TranscribeCommand {
             }
         }
 
+        // History that cannot be opened or written is a warning: the transcripts are still printed or written.
+        let history = parsed.flag("save") || parsed.string("history") != nil ? HistoryRecorder(url: HistoryCommand.url(parsed)) : nil
+        let modelName = parsed.string("model") ?? defaultModel
         var failures = 0
         for file in files {
             do {
                 try await transcribe(
                     file: file, with: transcriber, options: options, format: format, outputDirectory: outputDirectory,
-                    showProgress: !parsed.flag("quiet"), modelLoadSeconds: loadSeconds)
+                    showProgress: !parsed.flag("quiet"), modelLoadSeconds: loadSeconds,
+                    history: history.map { ($0, modelName) })
             } catch {
                 report(error, context: file)
                 failures += 1
@@ -105,7 +111,8 @@ enum TranscribeCommand {
 
     static func transcribe(
         file: String, with transcriber: Transcriber, options: DecodingOptions, format: TranscriptFormat,
-        outputDirectory: URL?, showProgress: Bool, modelLoadSeconds: Double
+        outputDirectory: URL?, showProgress: Bool, modelLoadSeconds: Double,
+        history: (recorder: HistoryRecorder, model: String)? = nil
     ) async throws {
         let started = Date()
         let url = URL(fileURLWithPath: file)
@@ -121,7 +128,11 @@ enum TranscribeCommand {
             switch event {
             case .info(let value):
                 info = value
+                history?.recorder.begin(TranscriptStore.SessionInfo(
+                    source: url.standardizedFileURL.path, locale: Locale(identifier: value.language), model: history?.model,
+                    startedAt: started, languageProbability: options.language == nil ? value.languageProbability : nil))
             case .segment(let segment):
+                history?.recorder.record(segment)
                 if streamText {
                     progress.finish()
                     FileHandle.standardOutput.write(Data((segment.text.trimmingCharacters(in: .whitespaces) + "\n").utf8))
@@ -134,6 +145,7 @@ enum TranscribeCommand {
         }
         progress.finish()
         guard let info else { return }
+        history?.recorder.end(audioDuration: info.duration)
         if streamText { return }
         let writer: any TranscriptWriter = format == .json
             ? JSONWriter(timings: TranscriptionTimings(
