@@ -62,6 +62,11 @@ typedef struct ck_kernels {
 /// The caller makes sure the CPU has the level's instructions.
 const ck_kernels *ck_select(int level);
 
+/// The highest CK_LEVEL_… whose instructions this CPU and operating system support, from the compiler's CPU checks
+/// (the rule of AuralWhisper's `CPUFeatures.level(flags:)`, for modules that cannot import AuralWhisper, such as
+/// AuralVAD; it does not read `AURALKIT_CPU_LEVEL`).
+int ck_supported_level(void);
+
 #pragma clang assume_nonnull end
 
 #endif
