@@ -29,6 +29,8 @@ let package = Package(
         .executableTarget(name: "aural", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio", "AuralVAD"]),
         // The live transcription benchmark (scripts/live-bench).
         .executableTarget(name: "aural-live-bench", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio"], path: "Sources/LiveBench"),
+        // SileroVAD's speed on one thread (scripts/vad-bench).
+        .executableTarget(name: "aural-vad-bench", dependencies: ["AuralVAD", "AuralAudio"], path: "Sources/VADBench"),
         // What every test target shares: fixtures, the test model server, a source playing given samples.
         .target(name: "TestSupport", dependencies: ["AuralAudio"], path: "Tests/TestSupport"),
         .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio", "TestSupport"], exclude: ["Golden"]),
