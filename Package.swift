@@ -33,10 +33,10 @@ let package = Package(
         .executableTarget(name: "aural-vad-bench", dependencies: ["AuralVAD", "AuralAudio"], path: "Sources/VADBench"),
         // What every test target shares: fixtures, the test model server, a source playing given samples.
         .target(name: "TestSupport", dependencies: ["AuralAudio"], path: "Tests/TestSupport"),
-        .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "AuralVADTests", dependencies: ["AuralVAD", "AuralAudio", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio", "TestSupport"]),
-        .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "AuralCLITests", dependencies: ["aural", "TestSupport"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
