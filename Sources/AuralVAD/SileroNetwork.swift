@@ -63,24 +63,15 @@ enum SileroNetwork {
         weights.lstm.withUnsafeBufferPointer { w in
             kernels.skinny_f32(0, 4 * hiddenSize, 1, 2 * hiddenSize, buffer + Layout.lstmInput, 2 * hiddenSize, w.baseAddress!, 2 * hiddenSize, gates, 4 * hiddenSize, 1, 0)
         }
-        let hidden = buffer + Layout.hidden, cell = buffer + Layout.cell
-        var logit = weights.outputBias
+        let hidden = buffer + Layout.hidden
         weights.lstmBias.withUnsafeBufferPointer { bias in
-            weights.output.withUnsafeBufferPointer { output in
-                for j in 0..<hiddenSize {
-                    let input = sigmoid(gates[j] + bias[j])
-                    let forget = sigmoid(gates[hiddenSize + j] + bias[hiddenSize + j])
-                    let candidate = tanhf(gates[2 * hiddenSize + j] + bias[2 * hiddenSize + j])
-                    let out = sigmoid(gates[3 * hiddenSize + j] + bias[3 * hiddenSize + j])
-                    let c = forget * cell[j] + input * candidate
-                    cell[j] = c
-                    let h = out * tanhf(c)
-                    hidden[j] = h
-                    logit += max(h, 0) * output[j]  // ReLU, then the 1×1 convolution
-                }
-            }
+            kernels.lstm_cell(gates, bias.baseAddress!, hiddenSize, buffer + Layout.cell, hidden)
         }
-        return sigmoid(logit)
+        var logit = weights.outputBias
+        weights.output.withUnsafeBufferPointer { output in
+            for j in 0..<hiddenSize { logit += max(hidden[j], 0) * output[j] }  // ReLU, then the 1×1 convolution
+        }
+        return 1 / (1 + expf(-logit))
     }
 
     /// A kernel-3, padding-1 convolution with ReLU over `frames` time-major rows that sit between zero rows at `input`

@@ -6,10 +6,10 @@ import TestSupport
 @Suite("SileroVAD", .requiresVAD)
 struct SileroVADTests {
     // Why 1e-4 holds: both sides compute in float32 with the same weights; they differ only in the order of the sums
-    // (ONNX Runtime's MLAS against CKernels' 8-lane FMA dot products, up to 387 terms) and in expf/tanhf/sqrtf, which
-    // moves each value by a few float32 ulps (1e-7 relative). The LSTM's forget gate is below 1, so an error carried
+    // (ONNX Runtime's MLAS against CKernels' 8-lane FMA dot products, up to 387 terms) and in exp, tanh and sqrt
+    // (CKernels' polynomial exp, within 2 ulps), which moves each value by a few float32 ulps (1e-7 relative). The LSTM's forget gate is below 1, so an error carried
     // in the state shrinks from chunk to chunk instead of growing, and the final sigmoid's slope is at most 1/4.
-    // Measured (2026-12-01, AVX-512 kernels): at most 9.4e-7 (beckett), 4.7e-6 (endgame), 1.1e-6 (two_cities), so
+    // Measured (2026-12-01, AVX-512 kernels): at most 1.1e-6 (beckett), 4.4e-6 (endgame), 1.1e-6 (two_cities), so
     // 1e-4 leaves a margin of 20 and still catches any wrong weight, tap or gate (those move values by 1e-2 or more).
     @Test("matches ONNX Runtime's probabilities within 1e-4", arguments: VADFixtures.recordings)
     func probabilities(recording: String) throws {

@@ -56,6 +56,11 @@ typedef struct ck_kernels {
     /// out[r, :width] = Σⱼ weights[r, j] · values[j, :width] for r < rows (1…4), j < length; width a multiple of 16.
     void (*attention_values)(const float *weights, int rows, ptrdiff_t length, const float *values, ptrdiff_t width,
                              float *out, ptrdiff_t out_stride);
+
+    /// One LSTM cell step for `count` units (a multiple of 8), PyTorch's gate order: with g = gates + bias
+    /// ([4][count]: input, forget, cell, output), cell = σ(g_f)·cell + σ(g_i)·tanh(g_c) and hidden = σ(g_o)·tanh(cell),
+    /// both in place (AuralVAD's Silero LSTM).
+    void (*lstm_cell)(const float *gates, const float *bias, ptrdiff_t count, float *cell, float *hidden);
 } ck_kernels;
 
 /// The table built for `level`, or for the highest lower level this architecture has (the baseline on aarch64).
