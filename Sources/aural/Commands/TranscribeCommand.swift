@@ -1,5 +1,6 @@
 import AuralAudio
 import AuralKit
+import AuralVAD
 import AuralWhisper
 import Foundation
 
@@ -21,6 +22,7 @@ enum TranscribeCommand {
             OptionSpec("word-timestamps", .flag, help: "Align each word to the audio (adds words to json; per-word cues are not written to srt/vtt)"),
             OptionSpec("initial-prompt", .string("TEXT"), help: "Text that conditions the first window (names, spelling, style)"),
             OptionSpec("no-condition-on-previous-text", .flag, help: "Decode each window without the previous window's text"),
+            OptionSpec("vad", .flag, help: "Transcribe only the speech Silero VAD detects (faster-whisper's vad_filter); times stay the file's"),
             OptionSpec("threads", .int("N"), help: "Threads for the matrix products", defaultValue: "all cores"),
             OptionSpec("quiet", short: "q", .flag, help: "No progress bar"),
             OptionSpec("save", .flag, help: "Also store each transcript in the history as its segments arrive (see 'aural history'; implied by --history)"),
@@ -54,8 +56,17 @@ enum TranscribeCommand {
             report(error)
             return 1
         }
+        var detector: SileroVAD?
+        if options.vadFilter != nil {
+            do {
+                detector = try SileroVAD(contentsOf: ModelManager.shared.voiceActivityModelURL)
+            } catch {
+                report(error)
+                return 1
+            }
+        }
         let loadSeconds = Date().timeIntervalSince(loadStart)
-        let transcriber = Transcriber(model: model, threads: parsed.int("threads"))
+        let transcriber = Transcriber(model: model, threads: parsed.int("threads"), voiceActivityDetector: detector)
         let outputDirectory = parsed.string("output-dir").map { URL(fileURLWithPath: $0, isDirectory: true) }
         if let outputDirectory {
             do {
@@ -102,6 +113,7 @@ enum TranscribeCommand {
         options.wordTimestamps = parsed.flag("word-timestamps")
         options.initialPrompt = parsed.string("initial-prompt")
         if parsed.flag("no-condition-on-previous-text") { options.conditionOnPreviousText = false }
+        if parsed.flag("vad") { options.vadFilter = .fasterWhisper }
         if let threads = parsed.int("threads"), threads < 1 {
             throw TranscriptionError.invalidOption(name: "threads", reason: "must be at least 1, got \(threads)")
         }
