@@ -7,7 +7,7 @@ import AuralWhisper
 import Foundation
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--show] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--show] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
@@ -33,6 +33,7 @@ var buffer = 15.0
 var holdback = 0.0
 var beam = 3
 var encoderPadding: Double?
+var voiceActivation: SpeechDetector.SensitivityLevel?
 var policy = StreamingPolicy.localAgreement
 var items: [Item] = []
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -53,6 +54,13 @@ while !arguments.isEmpty {
     case "--holdback": holdback = Double(value()) ?? holdback
     case "--beam": beam = Int(value()) ?? beam
     case "--encoder-pad": encoderPadding = Double(value())
+    case "--vad":
+        let level = value()
+        guard let parsed = SpeechDetector.SensitivityLevel.allCases.first(where: { "\($0)" == level }) else {
+            FileHandle.standardError.write(Data("--vad takes low, medium or high\n".utf8))
+            exit(64)
+        }
+        voiceActivation = parsed
     case "--aligned": policy = .alignedCommit(margin: Double(value()) ?? 0.6)
     case "-h", "--help": print(usage); exit(0)
     default: items.append(Item(name: URL(fileURLWithPath: argument).lastPathComponent, url: URL(fileURLWithPath: argument)))
@@ -91,7 +99,7 @@ func replay(_ samples: [Float]) throws -> ([Display], Double) {
     let cpu = cpuSeconds()
     let events = try LiveReplay(
         model: model, cadence: cadence, maxBufferSeconds: buffer, holdbackSeconds: holdback, policy: policy,
-        encoderPaddingSeconds: encoderPadding, options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
+        encoderPaddingSeconds: encoderPadding, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
     var finals: [String] = []
     var displays: [Display] = []
     if show, let flush = events.last(where: \.isFlush) {
@@ -110,6 +118,7 @@ func replay(_ samples: [Float]) throws -> ([Display], Double) {
 func live(_ url: URL) async throws -> ([Display], Double) {
     let session = SpeechSession(locale: Locale(identifier: language), reportingOptions: [.volatileResults], model: modelName)
     session.streamingPolicy = policy
+    if let voiceActivation { session.configureVoiceActivation(detectionOptions: .init(sensitivityLevel: voiceActivation)) }
     let stream = session.startTranscribing()
     let cpu = cpuSeconds()
     let started = Date()

@@ -1,11 +1,12 @@
 import AuralAudio
+import AuralVAD
 import AuralWhisper
 import Foundation
 
 extension SpeechSessionError {
     /// `error` as a session error: the one place where errors of the lower layers (`ModelManager`'s
     /// `SpeechModelError`, the engine's `WhisperModelError` and `TranscriptionError`, the audio layer's
-    /// `AudioSourceError` and `AudioDeviceError`) become `SpeechSessionError`s. A `SpeechSessionError` passes
+    /// `AudioSourceError` and `AudioDeviceError`, the voice activity model's `SileroVADError`) become `SpeechSessionError`s. A `SpeechSessionError` passes
     /// through unchanged; an error this mapping does not know becomes `.transcriptionFailed` with its description.
     ///
     /// `SpeechModelError.tooManyReservedLocales` does not name the locale asked for; pass it with
@@ -23,7 +24,17 @@ extension SpeechSessionError {
         case let error as TranscriptionError: from(error)
         case let error as AudioSourceError: from(error)
         case let error as AudioDeviceError: from(error)
+        case let error as SileroVADError: from(error)
         default: .transcriptionFailed(reason: error.localizedDescription)
+        }
+    }
+
+    private static func from(_ error: SileroVADError) -> SpeechSessionError {
+        switch error {
+        case .modelNotFound:
+            .modelNotFound(name: SileroVAD.modelFolderName, reason: error.failureReason ?? error.localizedDescription)
+        case .unreadableModel(let path, _), .invalidModel(let path, _):
+            .modelCorrupt(path: path, reason: error.failureReason ?? error.localizedDescription)
         }
     }
 

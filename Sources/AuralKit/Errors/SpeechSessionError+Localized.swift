@@ -1,3 +1,4 @@
+import AuralVAD
 import Foundation
 
 extension SpeechSessionError {
@@ -134,6 +135,11 @@ extension SpeechSessionError {
         case .soundServerUnavailable:
             "Start PulseAudio or pipewire-pulse for this user (`pactl info` must answer), or set PULSE_SERVER to the "
                 + "address of a running server."
+        case .modelNotFound(let name, _) where name == SileroVAD.modelFolderName:
+            "Run scripts/setup, which installs the voice activity model into the model cache, or call "
+                + "disableVoiceActivation() to transcribe without it."
+        case .modelCorrupt(let path, _) where path.contains("/\(SileroVAD.modelFolderName)/"):
+            "Delete \(path) and run scripts/setup again, or call disableVoiceActivation() to transcribe without it."
         case .modelNotFound:
             "Install the model with ModelManager.install(_:), or choose one of ModelManager.installedModels()."
         case .modelCorrupt:

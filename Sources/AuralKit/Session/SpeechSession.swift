@@ -82,7 +82,16 @@ public final class SpeechSession {
         didSet { if status != oldValue { statusBroadcaster.yield(status) } }
     }
 
+    /// Voice activation's detector results, when `configureVoiceActivation(detectionOptions:reportResults:)` asked for
+    /// them (nil otherwise). The stream lasts until voice activation is disabled and serves every run until then.
+    public internal(set) var speechDetectorResultsStream: AsyncStream<SpeechDetector.Result>?
+    /// Whether the detector hears speech now; true whenever voice activation is off.
+    public internal(set) var isSpeechDetected = true
+
     let statusBroadcaster = Broadcaster<Status>(initial: .idle)
+    /// The configured voice activation, and the continuation of its results stream.
+    var speechDetector: SpeechDetector?
+    var detectorResults: AsyncStream<SpeechDetector.Result>.Continuation?
     var downloadProgress: Progress?
     var current: SessionRun?
 
@@ -258,7 +267,12 @@ public final class SpeechSession {
                     reportingOptions: reportingOptions, attributeOptions: attributeOptions,
                     etiquette: transcriptionOptions.contains(.etiquetteReplacements)),
                 continuation: run.continuation)
-            let worker = InferenceThread(transcription: transcription, cadence: StreamingTranscription.Configuration.cadenceSeconds) { delivery.deliver($0) }
+            let gate = try speechDetector.map { VoiceActivityGate(vad: try Self.loadVoiceActivityModel(), options: $0.detectionOptions) }
+            isSpeechDetected = gate == nil
+            let worker = InferenceThread(
+                transcription: transcription, cadence: StreamingTranscription.Configuration.cadenceSeconds, gate: gate,
+                reportSpans: detectionReporter(for: run)
+            ) { delivery.deliver($0) }
             try await run.capture(into: worker, onStarted: { [weak self] in
                 guard let self, self.current === run, self.status == .preparing || self.status == .paused else { return }
                 self.status = .transcribing
@@ -314,6 +328,7 @@ public final class SpeechSession {
         if current === run {
             current = nil
             status = .idle
+            isSpeechDetected = true
         }
         if let failure { run.continuation.finish(throwing: failure) } else { run.continuation.finish() }
         if let loaded {

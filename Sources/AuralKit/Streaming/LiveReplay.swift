@@ -41,12 +41,16 @@ public struct LiveReplay: Sendable {
     public let policy: StreamingPolicy
     /// Seconds of padding after the audio in a shortened encoder window; nil encodes 30 s.
     public let encoderPaddingSeconds: Double?
+    /// Voice activation as a session with `configureVoiceActivation` runs it (Silero VAD from the model cache), or nil.
+    public let voiceActivation: SpeechDetector.DetectionOptions?
 
     public init(
         model: WhisperModel, cadence: Double = 0.5, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
         policy: StreamingPolicy = .localAgreement, encoderPaddingSeconds: Double? = nil,
+        voiceActivation: SpeechDetector.DetectionOptions? = nil,
         options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 3)
     ) {
+        self.voiceActivation = voiceActivation
         self.encoderPaddingSeconds = encoderPaddingSeconds
         self.holdbackSeconds = holdbackSeconds
         self.policy = policy
@@ -73,13 +77,14 @@ public struct LiveReplay: Sendable {
                 committed: update.committed.map { ($0.text, $0.start, $0.end, $0.confidence) }, volatile: update.volatile.map(\.text),
                 isFlush: update.isFinal))
         }
+        let gate = try voiceActivation.map { VoiceActivityGate(vad: try SpeechSession.loadVoiceActivityModel(), options: $0) }
         while position < samples.count {
             let end = min(samples.count, position + chunk)
-            transcription.append(Array(samples[position..<end]))
+            let piece = Array(samples[position..<end])
             position = end
-            if let update = try transcription.update(final: false) { record(update) }
+            try transcription.advance(with: piece, gate: gate, final: false, spans: { _ in }).forEach(record)
         }
-        if let update = try transcription.update(final: true) { record(update) }
+        try transcription.advance(with: [], gate: gate, final: true, spans: { _ in }).forEach(record)
         return events
     }
 }

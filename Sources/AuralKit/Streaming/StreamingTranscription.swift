@@ -100,6 +100,19 @@ final class StreamingTranscription {
         receivedSamples += samples.count
     }
 
+    /// Advances the session's clock over `count` samples the engine does not hear (silence that voice activation
+    /// skipped). With audio still in the buffer, they join it as digital silence, so that its times stay right.
+    func skip(_ count: Int) {
+        guard count > 0 else { return }
+        if buffer.isEmpty {
+            bufferStart += count
+        } else {
+            buffer += [Float](repeating: 0, count: count)
+        }
+        receivedSamples += count
+        decodedThrough += count
+    }
+
     /// Decodes the buffer and commits what the policy allows; with `final`, commits every word (a flush). Returns nil
     /// when nothing was decoded (too little audio, or silence).
     func update(final: Bool) throws -> Update? {

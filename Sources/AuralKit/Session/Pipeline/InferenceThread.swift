@@ -8,6 +8,9 @@ final class InferenceThread: @unchecked Sendable {
     private let transcription: StreamingTranscription
     private let cadence: Double
     private let deliver: @Sendable (StreamingTranscription.Update) -> Void
+    /// Voice activation: only the speech it lets through is decoded.
+    private let gate: VoiceActivityGate?
+    private let reportSpans: @Sendable ([VoiceActivityGate.Span]) -> Void
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var incoming: [Float] = []
@@ -22,9 +25,17 @@ final class InferenceThread: @unchecked Sendable {
     /// - Parameters:
     ///   - cadence: seconds of new audio that start an update.
     ///   - deliver: called on the inference thread with each update, in order.
-    init(transcription: StreamingTranscription, cadence: Double, deliver: @escaping @Sendable (StreamingTranscription.Update) -> Void) {
+    ///   - gate: voice activation, or nil to decode all audio.
+    ///   - reportSpans: called on the inference thread with the spans the gate settled as speech or silence.
+    init(
+        transcription: StreamingTranscription, cadence: Double, gate: VoiceActivityGate? = nil,
+        reportSpans: @escaping @Sendable ([VoiceActivityGate.Span]) -> Void = { _ in },
+        deliver: @escaping @Sendable (StreamingTranscription.Update) -> Void
+    ) {
         self.transcription = transcription
         self.cadence = cadence
+        self.gate = gate
+        self.reportSpans = reportSpans
         self.deliver = deliver
         let thread = Thread { [self] in loop() }
         thread.name = "AuralKit inference"
@@ -99,9 +110,10 @@ final class InferenceThread: @unchecked Sendable {
             condition.unlock()
             if stop { break }
 
-            transcription.append(samples)
             do {
-                if let update = try transcription.update(final: final) { deliver(update) }
+                for update in try transcription.advance(with: samples, gate: gate, final: final, spans: reportSpans) {
+                    deliver(update)
+                }
             } catch {
                 condition.withLock { failure = error }
                 break

@@ -1,0 +1,63 @@
+import Foundation
+
+/// Reproducible noise for "no text from silence" tests, 16 kHz mono: the same samples on every run and machine.
+public enum Noise {
+    /// `seconds` of digital silence.
+    public static func silence(seconds: Double) -> [Float] {
+        [Float](repeating: 0, count: Int(seconds * 16_000))
+    }
+
+    /// `seconds` of white (broadband) noise with the given RMS (0.03 is about −30 dBFS, a loud fan or hiss).
+    public static func white(seconds: Double, rms: Float, seed: UInt64 = 1) -> [Float] {
+        var generator = SplitMix(seed: seed)
+        // Uniform on [−a, a] has RMS a/√3.
+        let amplitude = rms * 3.0.squareRoot().float
+        return (0..<Int(seconds * 16_000)).map { _ in amplitude * (2 * generator.unit() - 1) }
+    }
+
+    /// `seconds` of low room noise: brown (1/f²) noise, white noise integrated with a slight leak, at the given RMS
+    /// (0.003 is about −50 dBFS, a quiet room with a distant hum).
+    public static func room(seconds: Double, rms: Float, seed: UInt64 = 2) -> [Float] {
+        var generator = SplitMix(seed: seed)
+        var level: Float = 0
+        var samples = (0..<Int(seconds * 16_000)).map { _ -> Float in
+            level = 0.995 * level + 0.1 * (2 * generator.unit() - 1)
+            return level
+        }
+        let measured = (samples.reduce(0) { $0 + $1 * $1 } / Float(max(1, samples.count))).squareRoot()
+        let scale = measured > 0 ? rms / measured : 0
+        for i in samples.indices { samples[i] *= scale }
+        return samples
+    }
+
+    /// The ten minutes of the voice activation tests: 200 s each of digital silence, low room noise and broadband noise.
+    public static func tenMinutes() -> [Float] {
+        silence(seconds: 200) + room(seconds: 200, rms: 0.003) + white(seconds: 200, rms: 0.03)
+    }
+
+    /// `speech` with `noise` added (the noise repeats when shorter).
+    public static func mix(_ speech: [Float], with noise: [Float]) -> [Float] {
+        guard !noise.isEmpty else { return speech }
+        return speech.indices.map { speech[$0] + noise[$0 % noise.count] }
+    }
+}
+
+/// SplitMix64: a tiny, well-mixed generator, enough for test noise.
+private struct SplitMix {
+    var state: UInt64
+    init(seed: UInt64) { state = seed }
+
+    /// A uniform Float in [0, 1).
+    mutating func unit() -> Float {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Float(z >> 40) / Float(1 << 24)
+    }
+}
+
+extension Double {
+    fileprivate var float: Float { Float(self) }
+}
