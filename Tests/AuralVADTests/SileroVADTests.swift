@@ -79,3 +79,37 @@ struct SileroVADTests {
         #expect(SpeechSegments.detect(probabilities: probabilities, sampleCount: 16_000).isEmpty)
     }
 }
+
+@Suite("SpeechSegmenter", .requiresVAD)
+struct SpeechSegmenterTests {
+    @Test("its events are the batch segments, chunk by chunk", arguments: VADFixtures.recordings)
+    func matchesBatch(recording: String) throws {
+        let vad = try #require(VADFixtures.vad)
+        let golden = try VADFixtures.golden(recording)
+        let probabilities = vad.probabilities(for: try Fixtures.samples(recording))
+        for name in ["default", "fasterWhisper", "sensitive"] {
+            let options = try #require(golden.segments[name]).options.segmentOptions
+            var segmenter = SpeechSegmenter(options: options)
+            var events: [SpeechSegmenter.Event] = []
+            for (i, probability) in probabilities.enumerated() {
+                let new = segmenter.process(probability)
+                for case .ended(let sample) in new { #expect(sample <= SileroVAD.chunkSize * (i + 1), "an end is never in the future") }
+                events += new
+            }
+            events += segmenter.finish(sampleCount: golden.samples)
+            var ranges: [Range<Int>] = []
+            var open: Int?
+            for event in events {
+                switch event {
+                case .started(let sample):
+                    #expect(open == nil)
+                    open = sample
+                case .ended(let sample):
+                    ranges.append(try #require(open)..<sample)
+                    open = nil
+                }
+            }
+            #expect(ranges == golden.segments[name]!.speeches.map { $0.start..<$0.end }, "option set \(name)")
+        }
+    }
+}
