@@ -1,4 +1,5 @@
-import AuralVAD
+@testable import AuralVAD
+import CKernels
 import Foundation
 import Testing
 import TestSupport
@@ -21,6 +22,19 @@ struct SileroVADTests {
         try #require(ours.count == golden.probabilities.count)
         let worst = zip(ours, golden.probabilities).map { abs($0 - $1) }.max() ?? 0
         #expect(worst <= 1e-4, "largest difference \(worst)")
+    }
+
+    @Test("every kernel build this CPU runs (baseline, AVX2, AVX-512) matches ONNX Runtime within 1e-4")
+    func kernelBuilds() throws {
+        let vad = try #require(VADFixtures.vad)
+        let golden = try VADFixtures.golden("endgame_nagg_nell.wav")
+        let samples = try Fixtures.samples("endgame_nagg_nell.wav")
+        for level in [CK_LEVEL_BASELINE, CK_LEVEL_AVX2, CK_LEVEL_AVX512] where Int32(level) <= VADKernels.supportedLevel {
+            var stream = SileroVAD.Stream(weights: vad.weights, kernels: VADKernels(level: Int32(level)))
+            let ours = stream.append(samples) + stream.finish()
+            let worst = zip(ours, golden.probabilities).map { abs($0 - $1) }.max() ?? 1
+            #expect(ours.count == golden.probabilities.count && worst <= 1e-4, "level \(level): largest difference \(worst)")
+        }
     }
 
     @Test("gives the reference's speech segments from its own probabilities", arguments: VADFixtures.recordings)
