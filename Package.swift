@@ -36,7 +36,7 @@ let package = Package(
         // What every test target shares: fixtures, the test model server, a source playing given samples.
         .target(name: "TestSupport", dependencies: ["AuralAudio"], path: "Tests/TestSupport"),
         .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"], exclude: ["Golden"]),
-        .testTarget(name: "AuralVADTests", dependencies: ["AuralVAD", "AuralAudio", "TestSupport"], exclude: ["Golden"]),
+        .testTarget(name: "AuralVADTests", dependencies: ["AuralVAD", "CKernels", "AuralAudio", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio", "TestSupport"]),
         .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"], exclude: ["Snapshots"]),
         .testTarget(name: "AuralCLITests", dependencies: ["aural", "AuralKit", "TestSupport"], exclude: ["Snapshots"]),

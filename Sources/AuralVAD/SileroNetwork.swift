@@ -32,8 +32,8 @@ enum Layout {
 enum SileroNetwork {
     /// The speech probability of the 576 samples at `buffer + Layout.frame` (context and chunk); updates the LSTM
     /// state in the buffer.
-    static func run(_ weights: SileroWeights, _ buffer: UnsafeMutablePointer<Float>) -> Float {
-        let kernels = VADKernels.active.table.pointee
+    static func run(_ weights: SileroWeights, _ kernelSet: VADKernels, _ buffer: UnsafeMutablePointer<Float>) -> Float {
+        let kernels = kernelSet.table.pointee
         let frame = buffer + Layout.frame
         // Reflection padding on the right (PyTorch's "reflect": the edge sample is not repeated).
         let edge = Layout.reflection - 1

@@ -14,6 +14,7 @@ extension SileroVAD {
     /// while appending (copy it instead); computes on the calling thread.
     public struct Stream: Sendable {
         let weights: SileroWeights
+        let kernels: VADKernels
         /// The network's buffers and state (see `Layout`); persistent: the context, the samples of the open chunk,
         /// the LSTM's hidden and cell state.
         var buffer: [Float]
@@ -22,8 +23,9 @@ extension SileroVAD {
         /// Chunks completed since the start or the last `reset()`; chunk `i` covers samples `512·i ..< 512·(i+1)`.
         public private(set) var chunkCount = 0
 
-        init(weights: SileroWeights) {
+        init(weights: SileroWeights, kernels: VADKernels = .active) {
             self.weights = weights
+            self.kernels = kernels
             buffer = [Float](repeating: 0, count: Layout.total)
         }
 
@@ -64,9 +66,9 @@ extension SileroVAD {
 
         /// Runs the network on the full chunk and moves its last 64 samples into the context.
         private mutating func runChunk() -> Float {
-            let weights = weights
+            let weights = weights, kernels = kernels
             let probability = buffer.withUnsafeMutableBufferPointer { buffer in
-                SileroNetwork.run(weights, buffer.baseAddress!)
+                SileroNetwork.run(weights, kernels, buffer.baseAddress!)
             }
             buffer.withUnsafeMutableBufferPointer { buffer in
                 let base = buffer.baseAddress!

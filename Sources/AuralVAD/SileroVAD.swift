@@ -128,9 +128,16 @@ struct SileroWeights: Sendable {
     }
 }
 
-/// The build of the C kernels (`CKernels`) for this CPU, chosen once per process.
+/// One build of the C kernels (`CKernels`): the one for this CPU, chosen once per process, or, in tests, a lower one.
 struct VADKernels: @unchecked Sendable {  // a pointer to a C constant that nothing writes
     let table: UnsafePointer<ck_kernels>
 
-    static let active = VADKernels(table: ck_select(ck_supported_level()))
+    /// The build for `level` (`CK_LEVEL_…`); the caller makes sure the CPU has that level's instructions.
+    init(level: Int32) {
+        table = ck_select(level)
+    }
+
+    /// The highest level this CPU supports.
+    static let supportedLevel = ck_supported_level()
+    static let active = VADKernels(level: supportedLevel)
 }

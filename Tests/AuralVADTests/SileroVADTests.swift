@@ -1,4 +1,5 @@
-import AuralVAD
+@testable import AuralVAD
+import CKernels
 import Foundation
 import Testing
 import TestSupport
@@ -21,6 +22,19 @@ struct SileroVADTests {
         try #require(ours.count == golden.probabilities.count)
         let worst = zip(ours, golden.probabilities).map { abs($0 - $1) }.max() ?? 0
         #expect(worst <= 1e-4, "largest difference \(worst)")
+    }
+
+    @Test("every kernel build this CPU runs (baseline, AVX2, AVX-512) matches ONNX Runtime within 1e-4")
+    func kernelBuilds() throws {
+        let vad = try #require(VADFixtures.vad)
+        let golden = try VADFixtures.golden("endgame_nagg_nell.wav")
+        let samples = try Fixtures.samples("endgame_nagg_nell.wav")
+        for level in [CK_LEVEL_BASELINE, CK_LEVEL_AVX2, CK_LEVEL_AVX512] where Int32(level) <= VADKernels.supportedLevel {
+            var stream = SileroVAD.Stream(weights: vad.weights, kernels: VADKernels(level: Int32(level)))
+            let ours = stream.append(samples) + stream.finish()
+            let worst = zip(ours, golden.probabilities).map { abs($0 - $1) }.max() ?? 1
+            #expect(ours.count == golden.probabilities.count && worst <= 1e-4, "level \(level): largest difference \(worst)")
+        }
     }
 
     @Test("gives the reference's speech segments from its own probabilities", arguments: VADFixtures.recordings)
@@ -77,5 +91,39 @@ struct SileroVADTests {
         #expect(probabilities.count == 32)
         #expect(probabilities.allSatisfy { $0 < 0.1 })
         #expect(SpeechSegments.detect(probabilities: probabilities, sampleCount: 16_000).isEmpty)
+    }
+}
+
+@Suite("SpeechSegmenter", .requiresVAD)
+struct SpeechSegmenterTests {
+    @Test("its events are the batch segments, chunk by chunk", arguments: VADFixtures.recordings)
+    func matchesBatch(recording: String) throws {
+        let vad = try #require(VADFixtures.vad)
+        let golden = try VADFixtures.golden(recording)
+        let probabilities = vad.probabilities(for: try Fixtures.samples(recording))
+        for name in ["default", "fasterWhisper", "sensitive"] {
+            let options = try #require(golden.segments[name]).options.segmentOptions
+            var segmenter = SpeechSegmenter(options: options)
+            var events: [SpeechSegmenter.Event] = []
+            for (i, probability) in probabilities.enumerated() {
+                let new = segmenter.process(probability)
+                for case .ended(let sample) in new { #expect(sample <= SileroVAD.chunkSize * (i + 1), "an end is never in the future") }
+                events += new
+            }
+            events += segmenter.finish(sampleCount: golden.samples)
+            var ranges: [Range<Int>] = []
+            var open: Int?
+            for event in events {
+                switch event {
+                case .started(let sample):
+                    #expect(open == nil)
+                    open = sample
+                case .ended(let sample):
+                    ranges.append(try #require(open)..<sample)
+                    open = nil
+                }
+            }
+            #expect(ranges == golden.segments[name]!.speeches.map { $0.start..<$0.end }, "option set \(name)")
+        }
     }
 }

@@ -42,11 +42,13 @@ public final class SpeechDetector: Sendable {
     /// |---------|-----------|-------------|--------------|---------|
     /// | .low    | 0.35      | 100 ms      | 1000 ms      | 400 ms  |
     /// | .medium | 0.5       | 250 ms      | 600 ms       | 300 ms  |
-    /// | .high   | 0.65      | 400 ms      | 300 ms       | 200 ms  |
+    /// | .high   | 0.65      | 400 ms      | 300 ms       | 150 ms  |
     ///
     /// Speech starts at a chunk whose probability reaches the threshold and ends after the minimum silence below
     /// `threshold − 0.15`; speech shorter than the minimum is ignored; the padding is kept before and after (it is
     /// also the pre-roll that keeps the first word whole). `.medium` keeps silero-vad's threshold and minimum speech.
+    /// Every level's minimum silence is at least twice its padding, so AuralVAD's `SpeechSegmenter` reports, chunk by
+    /// chunk, the segments `SpeechSegments.detect` finds in the whole recording.
     public struct DetectionOptions: Sendable, Hashable {
         /// How readily audio is taken for silence.
         public let sensitivityLevel: SensitivityLevel
@@ -88,7 +90,7 @@ public final class SpeechDetector: Sendable {
             switch sensitivityLevel {
             case .low: 0.4
             case .medium: 0.3
-            case .high: 0.2
+            case .high: 0.15
             }
         }
 

@@ -17,6 +17,12 @@ struct DetectionOptionsTests {
         }
     }
 
+    @Test("the minimum silence is at least twice the padding, so live segments equal the batch ones", arguments: SpeechDetector.SensitivityLevel.allCases)
+    func silenceCoversPadding(level: SpeechDetector.SensitivityLevel) {
+        let options = SpeechDetector.DetectionOptions(sensitivityLevel: level).segmentOptions
+        #expect(options.minSilenceDurationMs >= 2 * options.speechPadMs)
+    }
+
     @Test("the segment options carry the documented values in milliseconds", arguments: SpeechDetector.SensitivityLevel.allCases)
     func segmentOptions(level: SpeechDetector.SensitivityLevel) {
         let options = SpeechDetector.DetectionOptions(sensitivityLevel: level)
