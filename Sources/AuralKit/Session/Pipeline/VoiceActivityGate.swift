@@ -5,12 +5,10 @@ import AuralWhisper
 ///
 /// Audio goes in as it arrives; out come steps for the streaming transcription: samples to skip (silence, which the
 /// engine never sees but which still advances the session's clock), samples to transcribe, and the end of speech (a
-/// finalize point: everything pending becomes final). Speech starts at the first 32 ms chunk whose probability
-/// reaches the threshold and is confirmed once it has lasted the minimum speech duration; then the audio from the
-/// speech padding before its start, and at least `preRollSeconds` of it, goes to the engine so the first word is
-/// whole. It ends after the minimum silence below `threshold − 0.15`. These are silero-vad's `get_speech_timestamps`
-/// rules (without its splitting of over-long speech, which the live buffer's own trimming makes unnecessary), so the
-/// boundaries it reports are those of `SpeechSegments.detect` on the same audio.
+/// finalize point: everything pending becomes final). Speech boundaries are `SpeechSegmenter`'s (silero-vad's
+/// `get_speech_timestamps` rules, chunk by chunk, with the detection options' thresholds, durations and padding).
+/// Once speech is confirmed, the audio from its padded start goes to the engine, and at least `preRollSeconds`
+/// before its start, so that the first word is whole.
 ///
 /// Not thread-safe: the inference thread owns it.
 final class VoiceActivityGate {
@@ -34,24 +32,17 @@ final class VoiceActivityGate {
     }
 
     private var detector: SileroVAD.Stream
-    private let threshold: Float
-    private let negativeThreshold: Float
-    private let minimumSpeech: Int
-    private let minimumSilence: Int
-    private let padding: Int
-    private let preRoll: Int
+    private var segmenter: SpeechSegmenter
+    /// Samples kept before a padded speech start, beyond the padding.
+    private let extraPreRoll: Int
+    /// Samples held back in silence: a speech start is reported after the minimum speech, and lies in the past.
+    private let holdInSilence: Int
 
     /// Samples not yet routed, from session sample `heldStart` on.
     private var held: [Float] = []
     private var heldStart = 0
-    /// Samples received (the session's clock).
-    private var received = 0
-    /// Where the current speech (confirmed or not) started, at a chunk's start; nil in silence.
-    private var speechStart: Int?
-    /// Whether the current speech lasted the minimum and its audio goes to the engine.
+    /// Whether speech was reported as started and not yet as ended: its audio goes to the engine.
     private(set) var isConfirmed = false
-    /// Where the silence inside the current speech began (silero-vad's `temp_end`).
-    private var silenceStart: Int?
     /// Where the last reported span ended.
     private var reportedThrough = 0
 
@@ -60,13 +51,11 @@ final class VoiceActivityGate {
 
     init(vad: SileroVAD, options: SpeechDetector.DetectionOptions) {
         detector = vad.stream()
+        segmenter = SpeechSegmenter(options: options.segmentOptions)
         let rate = Double(SileroVAD.sampleRate)
-        threshold = Float(options.threshold)
-        negativeThreshold = Float(max(options.threshold - 0.15, 0.01))
-        minimumSpeech = Int(options.minimumSpeechDuration * rate)
-        minimumSilence = Int(options.minimumSilenceDuration * rate)
-        padding = Int(options.speechPadding * rate)
-        preRoll = max(padding, Int(Self.preRollSeconds * rate))
+        extraPreRoll = max(0, Int((Self.preRollSeconds - options.speechPadding) * rate))
+        // A start can be reported long after speech began when the probability dips on the way; keep 5 s at least.
+        holdInSilence = max(5 * SileroVAD.sampleRate, Int((options.minimumSpeechDuration + options.speechPadding + Self.preRollSeconds) * rate) + 2 * SileroVAD.chunkSize)
     }
 
     /// Takes samples that follow the previous ones; returns the steps for the engine and the spans it judged: when
@@ -74,68 +63,41 @@ final class VoiceActivityGate {
     /// padding).
     func process(_ samples: [Float]) -> (steps: [Step], spans: [Span]) {
         held += samples
-        received += samples.count
-        let probabilities = detector.append(samples)
         var steps: [Step] = []
         var spans: [Span] = []
-        let firstChunk = detector.chunkCount - probabilities.count
-        for (offset, probability) in probabilities.enumerated() {
-            let start = (firstChunk + offset) * SileroVAD.chunkSize
-            let end = start + SileroVAD.chunkSize
-            if let began = speechStart {
-                if probability >= threshold { silenceStart = nil }
-                if probability < negativeThreshold {
-                    let silence = silenceStart ?? start
-                    silenceStart = silence
-                    if start - silence >= minimumSilence {
-                        if isConfirmed {
-                            route(through: end, into: &steps)
-                            steps.append(.speechEnded)
-                            let speechEnd = max(reportedThrough, min(silence + padding, end))
-                            spans.append(Span(range: reportedThrough..<speechEnd, isSpeech: true, isFinished: true))
-                            reportedThrough = speechEnd
-                        }
-                        speechStart = nil
-                        silenceStart = nil
-                        isConfirmed = false
-                        continue
-                    }
-                }
-                if !isConfirmed && end - began >= minimumSpeech {
+        for probability in detector.append(samples) {
+            let chunkEnd = segmenter.chunkCount * SileroVAD.chunkSize + SileroVAD.chunkSize
+            for event in segmenter.process(probability) {
+                switch event {
+                case .started(let sample):
                     isConfirmed = true
-                    skip(to: began - preRoll, into: &steps)
-                    let speechFrom = max(reportedThrough, began - padding)
-                    spans.append(Span(range: reportedThrough..<speechFrom, isSpeech: false, isFinished: true))
-                    spans.append(Span(range: speechFrom..<end, isSpeech: true, isFinished: false))
-                    reportedThrough = speechFrom
+                    skip(to: sample - extraPreRoll, into: &steps)
+                    let from = max(reportedThrough, sample)
+                    spans.append(Span(range: reportedThrough..<from, isSpeech: false, isFinished: true))
+                    spans.append(Span(range: from..<max(from, chunkEnd), isSpeech: true, isFinished: false))
+                    reportedThrough = from
+                case .ended(let sample):
+                    route(through: chunkEnd, into: &steps)
+                    steps.append(.speechEnded)
+                    let end = max(reportedThrough, sample)
+                    spans.append(Span(range: reportedThrough..<end, isSpeech: true, isFinished: true))
+                    reportedThrough = end
+                    isConfirmed = false
                 }
-                if isConfirmed { route(through: end, into: &steps) }
-            } else if probability >= threshold {
-                speechStart = start
-                silenceStart = nil
             }
+            if isConfirmed { route(through: chunkEnd, into: &steps) }
         }
-        if !isConfirmed {
-            // In silence, keep only what a speech start could still need: the pre-roll before the earliest start.
-            let keepFrom = max(heldStart, min(speechStart ?? Int.max, detector.chunkCount * SileroVAD.chunkSize) - preRoll)
-            skip(to: keepFrom, into: &steps)
-        }
+        if !isConfirmed { skip(to: heldStart + held.count - holdInSilence, into: &steps) }
         return (steps, spans.filter { !$0.range.isEmpty })
     }
 
-    /// The steps that hand over whatever speech is held (a stop or a pause): speech not yet confirmed goes to the
-    /// engine too, since it may be a short last word; held silence is skipped.
+    /// The steps that hand over whatever confirmed speech is held (a stop or a pause); anything else held is skipped.
     func drain() -> [Step] {
         var steps: [Step] = []
-        if let began = speechStart {
-            if !isConfirmed { skip(to: began - preRoll, into: &steps) }
-            route(through: received, into: &steps)
-        } else {
-            skip(to: received, into: &steps)
-        }
+        let end = heldStart + held.count
+        if isConfirmed { route(through: end, into: &steps) } else { skip(to: end, into: &steps) }
         return steps
     }
-
 
     private func skip(to sample: Int, into steps: inout [Step]) {
         let count = min(held.count, max(0, sample - heldStart))
