@@ -61,3 +61,19 @@ private struct SplitMix {
 extension Double {
     fileprivate var float: Float { Float(self) }
 }
+
+extension Noise {
+    /// Writes 16 kHz mono samples as a 16-bit PCM WAV file (clipped to ±1).
+    public static func writeWAV(_ samples: [Float], to url: URL) throws {
+        var data = Data()
+        func append<T: FixedWidthInteger>(_ value: T) { withUnsafeBytes(of: value.littleEndian) { data.append(contentsOf: $0) } }
+        let bytes = UInt32(samples.count * 2)
+        data.append(contentsOf: Array("RIFF".utf8)); append(36 + bytes)
+        data.append(contentsOf: Array("WAVEfmt ".utf8)); append(UInt32(16)); append(UInt16(1)); append(UInt16(1))
+        append(UInt32(16_000)); append(UInt32(32_000)); append(UInt16(2)); append(UInt16(16))
+        data.append(contentsOf: Array("data".utf8)); append(bytes)
+        data.reserveCapacity(data.count + samples.count * 2)
+        for sample in samples { append(Int16((max(-1, min(1, sample)) * 32767).rounded())) }
+        try data.write(to: url)
+    }
+}

@@ -33,7 +33,7 @@ struct LiveSessionTests {
         let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
         let file = try Transcriber(model: model).transcribe(try Fixtures.samples("two_cities.wav"), options: DecodingOptions(language: "en"))
             .segments.map(\.text).joined()
-        let reference = Self.twoCities
+        let reference = ReferenceTexts.twoCities
         let liveWER = WordErrorRate.percent(reference: reference, hypothesis: live)
         let fileWER = WordErrorRate.percent(reference: reference, hypothesis: file)
         // The goal is 1 point, which the deterministic replay (scripts/live-bench) meets on average over the bundled
@@ -65,16 +65,6 @@ struct LiveSessionTests {
         let reference = try SpeechSessionTests.fileText("beckett.wav")
         #expect(WordErrorRate.percent(reference: reference, hypothesis: text) <= 10, "\(text)\nvs\n\(reference)")
     }
-
-    /// What the recording reads: the opening of Dickens's "A Tale of Two Cities" (1859, public domain).
-    static let twoCities = """
-        It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of foolishness, \
-        it was the epoch of belief, it was the epoch of incredulity, it was the season of Light, it was the season of \
-        Darkness, it was the spring of hope, it was the winter of despair, we had everything before us, we had nothing \
-        before us, we were all going direct to Heaven, we were all going direct the other way – in short, the period \
-        was so far like the present period, that some of its noisiest authorities insisted on its being received, for \
-        good or for evil, in the superlative degree of comparison only.
-        """
 
     @Test("stopping mid-sentence keeps the words spoken before the stop")
     func stopMidSentence() async throws {
