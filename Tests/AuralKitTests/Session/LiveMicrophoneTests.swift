@@ -66,6 +66,32 @@ struct LiveSessionTests {
         #expect(WordErrorRate.percent(reference: reference, hypothesis: text) <= 10, "\(text)\nvs\n\(reference)")
     }
 
+    @Test("a minute of silence, room noise and broadband noise on the microphone gives no text with voice activation")
+    func noTextFromNoise() async throws {
+        let noise = Noise.silence(seconds: 20) + Noise.room(seconds: 20, rms: 0.003) + Noise.white(seconds: 20, rms: 0.03)
+        let file = FileManager.default.temporaryDirectory.appendingPathComponent("auralkit-noise-\(UUID().uuidString).wav")
+        try Noise.writeWAV(noise, to: file)
+        defer { try? FileManager.default.removeItem(at: file) }
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        session.configureVoiceActivation(detectionOptions: .init(sensitivityLevel: .medium), reportResults: true)
+        let stream = try #require(session.speechDetectorResultsStream)
+        let detections = Task {
+            var speech = 0
+            for await detection in stream where detection.speechDetected { speech += 1 }
+            return speech
+        }
+        let collector = Task { await SpeechSessionTests.collect(session.startTranscribing()) }
+        let player = try VirtualMicrophone.play(file, delay: 0.5)
+        while player.isRunning { try await Task.sleep(for: .milliseconds(200)) }
+        await session.stopTranscribing()
+        let (finals, volatiles, error) = await collector.value
+        session.disableVoiceActivation()
+        #expect(error == nil)
+        let words = WordErrorRate.words((finals + volatiles).map { String($0.text.characters) }.joined(separator: " "))
+        #expect(words.isEmpty, "\(words)")
+        #expect(await detections.value == 0)
+    }
+
     @Test("stopping mid-sentence keeps the words spoken before the stop")
     func stopMidSentence() async throws {
         let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")

@@ -240,6 +240,45 @@ struct ReadmeExamplesTests {
         #expect(caught == nil)
     }
 
+    @Test("Voice Activation: detector results, and speech made final at its end, before any stop")
+    func voiceActivation() async throws {
+        let session = SpeechSession()
+        session.configureVoiceActivation(
+            detectionOptions: .init(sensitivityLevel: .medium),
+            reportResults: true
+        )
+
+        let detectorTask = Task {
+            if let detectorStream = session.speechDetectorResultsStream {
+                for await detection in detectorStream {
+                    print("Speech detected:", detection.speechDetected)
+                }
+            }
+        }
+
+        let finals = FinalCount()
+        let transcriptionTask = Task {
+            for try await result in session.startTranscribing() {
+                // Handle results
+                if result.isFinal { finals.add(String(result.text.characters)) }
+            }
+        }
+
+        try await speak()
+        try await Task.sleep(for: .seconds(1))
+        // The pause after the recording ended the speech, so its words are final before the stop.
+        let beforeStop = finals.text
+        await session.stopTranscribing()
+        try await transcriptionTask.value
+        session.disableVoiceActivation()
+        await detectorTask.value
+
+        #expect(printed.lines.contains("Speech detected: true"), "\(printed.lines)")
+        #expect(printed.lines.contains("Speech detected: false"), "\(printed.lines)")
+        #expect(WordErrorRate.words(beforeStop).starts(with: ["ever", "tried"]), "\(beforeStop)")
+        #expect(WordErrorRate.words(beforeStop).contains("better"), "\(beforeStop)")
+    }
+
     @Test("Device Capabilities")
     func deviceCapabilities() async {
         let capabilities = await SpeechSession.deviceCapabilities()
@@ -268,4 +307,12 @@ final class PrintLog: @unchecked Sendable {
     private var stored: [String] = []
     func append(_ line: String) { lock.withLock { stored.append(line) } }
     var lines: [String] { lock.withLock { stored } }
+}
+
+/// Final texts a session delivered, read from another task.
+final class FinalCount: @unchecked Sendable {
+    private let lock = NSLock()
+    private var texts: [String] = []
+    func add(_ text: String) { lock.withLock { texts.append(text) } }
+    var text: String { lock.withLock { texts.joined() } }
 }
