@@ -185,7 +185,9 @@ final class ListenRun {
             report(error)
             return 1
         }
-        if !options.json, isatty(STDOUT_FILENO) == 1, let size = TerminalOutput.size() {
+        if !options.json, isatty(STDOUT_FILENO) == 1 {
+            // A pseudo-terminal nobody sized (`script` without a terminal of its own) reports 0 × 0.
+            let size = TerminalOutput.size() ?? (width: 80, height: 24)
             isTerminal = true
             output = TerminalListenOutput(width: size.width, height: size.height, colors: options.colors)
         }

@@ -6,8 +6,9 @@ import Testing
 
 /// Every test that plays into the private daemon's virtual microphone lives in a suite nested in this one, so they
 /// run one at a time (two recordings played at once would mix). `make test` runs this suite on its own, after the
-/// others, because the audio layer's tests use the same daemon's devices.
-@Suite("Live microphone", .serialized, .requiresVirtualMicrophone)
+/// others, because the audio layer's tests use the same daemon's devices. `aural listen`'s live suite, in another
+/// target, takes the same `.exclusiveVirtualMicrophone` trait, so the two never play at once.
+@Suite("Live microphone", .serialized, .requiresVirtualMicrophone, .exclusiveVirtualMicrophone)
 struct LiveMicrophone {}
 
 extension LiveMicrophone {
@@ -66,15 +67,8 @@ struct LiveSessionTests {
         #expect(WordErrorRate.percent(reference: reference, hypothesis: text) <= 10, "\(text)\nvs\n\(reference)")
     }
 
-    /// What the recording reads: the opening of Dickens's "A Tale of Two Cities" (1859, public domain).
-    static let twoCities = """
-        It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of foolishness, \
-        it was the epoch of belief, it was the epoch of incredulity, it was the season of Light, it was the season of \
-        Darkness, it was the spring of hope, it was the winter of despair, we had everything before us, we had nothing \
-        before us, we were all going direct to Heaven, we were all going direct the other way – in short, the period \
-        was so far like the present period, that some of its noisiest authorities insisted on its being received, for \
-        good or for evil, in the superlative degree of comparison only.
-        """
+    /// What the recording reads (the reference the CLI's live tests use too).
+    static let twoCities = ReferenceTranscripts.twoCities
 
     @Test("stopping mid-sentence keeps the words spoken before the stop")
     func stopMidSentence() async throws {
