@@ -93,7 +93,8 @@ struct LiveTranscriptViewTests {
 }
 
 /// Enough of a terminal for the view: printable characters (one cell each) with auto-wrap and the pending-wrap
-/// state at the right margin, CR, LF (scrolling into a scrollback), CUU/CUD/CUF, ED 0, EL 2 and SGR 0/2/7/22.
+/// state at the right margin, CR, LF (scrolling into a scrollback), CUU/CUD/CUF, ED 0, EL 0 and 2, DECSC/DECRC
+/// and SGR 0/2/7/22.
 struct VirtualTerminal {
     let width: Int
     let height: Int
@@ -103,6 +104,7 @@ struct VirtualTerminal {
     private var column = 0
     private var pendingWrap = false
     private var dim = false
+    private var saved = (row: 0, column: 0)
 
     init(width: Int, height: Int) {
         self.width = width
@@ -147,7 +149,13 @@ struct VirtualTerminal {
                 column = 0
                 lineFeed()
             case "\u{1B}":
-                guard iterator.popFirst() == "[" else { continue }
+                let next = iterator.popFirst()
+                if next == "7" { saved = (row, column) }
+                if next == "8" {
+                    (row, column) = saved
+                    pendingWrap = false
+                }
+                guard next == "[" else { continue }
                 var parameter = ""
                 while let next = iterator.popFirst() {
                     if next.isLetter {
@@ -197,7 +205,7 @@ struct VirtualTerminal {
             cells[top + row] = Array(cells[top + row].prefix(column))
             for index in (top + row + 1)..<cells.count { cells[index] = [] }
         case "K":
-            if parameter == "2" { cells[top + row] = [] }
+            cells[top + row] = parameter == "2" ? [] : Array(cells[top + row].prefix(column))
         case "m":
             for code in parameter.split(separator: ";").map({ Int($0) ?? 0 }) + (parameter.isEmpty ? [0] : []) {
                 if code == 0 || code == 22 { dim = false }

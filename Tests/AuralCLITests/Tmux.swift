@@ -16,7 +16,7 @@ final class Tmux {
     let socket = "auralkit-test-\(getpid())-\(UUID().uuidString.prefix(8))"
 
     /// Starts `command` in a new window of `width` × `height` cells. The window stays after the command ends
-    /// (`remain-on-exit`), so its last screen and exit status can be read.
+    /// (`remain-on-exit`), so its last screen can be read.
     init(command: [String], width: Int, height: Int, environment: [String: String] = [:]) throws {
         let quoted = command.map { "'" + $0.replacingOccurrences(of: "'", with: "'\\''") + "'" }.joined(separator: " ")
         var arguments = [
@@ -27,9 +27,16 @@ final class Tmux {
         var variables = ProcessInfo.processInfo.environment.filter { inherited.contains($0.key) }
         variables.merge(environment) { $1 }
         for (name, value) in variables.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(name)=\(value)"] }
-        arguments.append(quoted)
+        // The shell waits for the command and writes its status to a file: a tmux server started from the test
+        // runner may never learn a pane's status itself (it inherits the runner's signal mask, which can hold back
+        // SIGCHLD).
+        arguments.append("\(quoted); echo $? > '\(statusFile.path)'")
         try tmux(arguments)
     }
+
+    /// Where the shell in the window writes the command's exit status.
+    private let statusFile = FileManager.default.temporaryDirectory
+        .appendingPathComponent("auralkit-tmux-\(UUID().uuidString).status")
 
     /// The screen and its scrollback: with `escapes`, the SGR sequences of text attributes are kept (dim is
     /// `ESC [ 2 m`).
@@ -53,13 +60,15 @@ final class Tmux {
         return nil
     }
 
-    /// The command's exit status once it has ended, or nil when it still runs after `timeout` seconds.
+    /// The command's exit status once it has ended (128 + the signal when a signal ended it), or nil when it still
+    /// runs after `timeout` seconds.
     func waitForExit(timeout: Double) async throws -> Int32? {
         let deadline = Date().addingTimeInterval(timeout)
         while Date() < deadline {
-            let state = try tmux(["display-message", "-p", "#{pane_dead} #{pane_dead_status}"])
-                .trimmingCharacters(in: .whitespacesAndNewlines).split(separator: " ")
-            if state.first == "1", let status = state.last.flatMap({ Int32($0) }) { return status }
+            if let text = try? String(contentsOf: statusFile, encoding: .utf8), text.hasSuffix("\n"),
+               let status = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
+                return status
+            }
             try await Task.sleep(for: .milliseconds(200))
         }
         return nil
@@ -68,11 +77,13 @@ final class Tmux {
     /// Ends the server and the command with it.
     func kill() {
         _ = try? tmux(["kill-server"])
+        try? FileManager.default.removeItem(at: statusFile)
     }
 
     @discardableResult
     private func tmux(_ arguments: [String]) throws -> String {
-        let result = try CLI.run(tool: "/usr/bin/tmux", ["-L", socket] + arguments)
+        // Without the test runner's NO_COLOR (swift test sets it), which the server would pass on to every window.
+        let result = try CLI.run(tool: "/usr/bin/env", ["-u", "NO_COLOR", "tmux", "-L", socket] + arguments)
         guard result.status == 0 else {
             throw TmuxError(message: "tmux \(arguments.joined(separator: " ")): \(result.stderr)")
         }

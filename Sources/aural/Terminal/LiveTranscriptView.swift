@@ -10,7 +10,7 @@
 /// ```
 ///
 /// Only the tail is ever rewritten. The cursor rests where the final text ends (the *origin*); an update erases
-/// from there to the end of the screen (`ESC [ J`), writes the new final words once, then the volatile words and
+/// the tail drawn before (the rest of the origin's row and the rows down to the status line), writes the new final words once, then the volatile words and
 /// the status line, and moves the cursor back up to the new origin. Final text is never cleared or written twice,
 /// and the terminal's scrollback keeps it. Words are wrapped at the terminal width by the view itself (a word
 /// that does not fit starts the next line), so the view always knows on which row and column each cell lands; a
@@ -43,7 +43,7 @@ struct LiveTranscriptView {
     /// Appends `final` words to the text and shows `volatile` after them (replacing the previous volatile text).
     mutating func update(final: String = "", volatile: String) -> String {
         volatileText = volatile
-        var out = Self.eraseBelow
+        var out = eraseTail()
         if !final.isEmpty {
             if colors { out += Self.normal }
             let laid = layout(final, from: column)
@@ -74,7 +74,7 @@ struct LiveTranscriptView {
     /// Writes `notice` on a line of its own above the tail (kept in the scrollback), then the tail again; the
     /// final text goes on in the next line.
     mutating func notice(_ notice: String) -> String {
-        var out = Self.eraseBelow
+        var out = eraseTail()
         if column > 0 { out += "\r\n" }
         let text = TextCells.prefix(notice, cells: width - 1)
         out += (colors ? Self.dim + text + Self.normal : text) + "\r\n"
@@ -97,7 +97,7 @@ struct LiveTranscriptView {
     /// Erases the volatile text and the status line and ends the text's line; the cursor is left at the start of
     /// the next line, for the shell.
     mutating func finish() -> String {
-        var out = Self.eraseBelow
+        var out = eraseTail()
         if column > 0 { out += "\r\n" }
         column = 0
         if colors { out += Self.normal }
@@ -105,6 +105,17 @@ struct LiveTranscriptView {
     }
 
     // MARK: - Drawing
+
+    /// Erases the tail as last drawn, from the origin: the rest of the origin's row, then each row down to the
+    /// status line, and puts the cursor back.
+    ///
+    /// Not `ESC [ J`: tmux (`scroll-on-clear`, on by default) moves the whole screen into its scrollback when that
+    /// is sent at the top-left corner, which is where the origin is when `aural listen` starts in a new window, so
+    /// the scrollback would keep a copy of the tail.
+    private func eraseTail() -> String {
+        guard hasTail else { return Self.eraseBelow }
+        return "\u{1B}[K" + Self.saveCursor + String(repeating: "\u{1B}[1B\u{1B}[2K", count: statusRow) + Self.restoreCursor
+    }
 
     /// Draws the volatile text and the status line from the origin and returns the cursor to the origin.
     private mutating func drawTail() -> String {
@@ -188,6 +199,8 @@ struct LiveTranscriptView {
     // MARK: - Escape sequences
 
     private static let eraseBelow = "\u{1B}[J"
+    private static let saveCursor = "\u{1B}7"
+    private static let restoreCursor = "\u{1B}8"
     private static let normal = "\u{1B}[0m"
     private static let dim = "\u{1B}[2m"
     private static let reverse = "\u{1B}[7m"
