@@ -140,6 +140,24 @@ struct ListenLiveMicrophoneTests {
         #expect(words.suffix(2) == ["comparison", "only"], "\(words.suffix(5))")
     }
 
+    @Test("a change of default input is announced; Ctrl-C stops")
+    func defaultInputChange() async throws {
+        let tmux = try Tmux(command: Self.listen, width: 100, height: 20)
+        defer {
+            tmux.kill()
+            _ = try? CLI.run(tool: "/usr/bin/env", ["pactl", "set-default-source", "virt_mic_clocked"])
+        }
+        let ready = try await tmux.waitForScreen(timeout: 60) { $0.contains("● listening │ tiny.en │ VirtualMicrophone") }
+        try #require(ready != nil, "no status line: \((try? tmux.capture()) ?? "")")
+        let switched = try CLI.run(tool: "/usr/bin/env", ["pactl", "set-default-source", "virt_speaker.monitor"])
+        try #require(switched.status == 0, "\(switched.stderr)")
+        let announced = try await tmux.waitForScreen(timeout: 10) { $0.contains("— input changed to ") }
+        #expect(announced?.contains("(virt_speaker.monitor)") == true, "\((try? tmux.capture()) ?? "")")
+        #expect(announced.map { ListenScreen.lines($0).contains { $0.hasPrefix("— input changed to ") } } == true)
+        try tmux.press("C-c")
+        #expect(try await tmux.waitForExit(timeout: 30) == 0)
+    }
+
     @Test("through a pipe: final text only, one line per result; SIGINT stops with the flush")
     func pipe() async throws {
         let process = Process()

@@ -49,6 +49,11 @@ final class Tmux {
         try tmux(["send-keys", "-l", keys])
     }
 
+    /// Presses a key by its tmux name ("C-c" for Ctrl-C).
+    func press(_ key: String) throws {
+        try tmux(["send-keys", key])
+    }
+
     /// Polls the screen until `condition` holds; returns that screen, or nil after `timeout` seconds.
     func waitForScreen(timeout: Double, escapes: Bool = false, _ condition: (String) -> Bool) async throws -> String? {
         let deadline = Date().addingTimeInterval(timeout)

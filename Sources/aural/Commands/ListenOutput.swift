@@ -22,6 +22,8 @@ protocol ListenOutput: AnyObject {
 final class TerminalListenOutput: ListenOutput {
     private var view: LiveTranscriptView
     private var volatile: SpeechTranscriber.Result?
+    /// The status line as last drawn: the meter redraws it ten times a second, mostly unchanged.
+    private var shownStatus: String?
 
     init(width: Int, height: Int, colors: Bool) {
         view = LiveTranscriptView(width: width, height: height, colors: colors)
@@ -41,7 +43,10 @@ final class TerminalListenOutput: ListenOutput {
     }
 
     func show(status: StatusLine) {
-        TerminalOutput.write(view.update(status: status.text))
+        let text = status.text
+        guard text != shownStatus else { return }
+        shownStatus = text
+        TerminalOutput.write(view.update(status: text))
     }
 
     func notice(_ text: String) {
