@@ -92,6 +92,8 @@ struct ListenLiveMicrophoneTests {
         let file = try Self.fileTranscription("two_cities.wav")
         let fileWER = WordErrorRate.percent(reference: ReferenceTranscripts.twoCities, hypothesis: file)
         #expect(wer <= fileWER + 5, "live \(wer)% vs file \(fileWER)%\n\(text)")
+        print("measured: aural listen in tmux, two_cities.wav: WER \(wer)% (file \(fileWER)%), \(words.count) words, "
+            + "\(dimSeen.count) of \(finals.count) screens with dim text")
         // The flush on `q`: the recording's last words are on screen, final, though they were not before the stop.
         #expect(words.suffix(3) == ["of", "comparison", "only"], "\(words.suffix(5))")
         if beforeStop.suffix(3) == words.suffix(3) {
@@ -218,6 +220,7 @@ struct ListenLiveMicrophoneTests {
             }
         }
         #expect(volatileCount > 0)
+        print("measured: aural listen --json, beckett.wav: \(volatileCount) volatile and \(finals.count) final lines")
         let text = finals.compactMap { $0["text"] as? String }.joined()
         let file = try Self.fileTranscription("beckett.wav")
         #expect(WordErrorRate.percent(reference: file, hypothesis: text) <= 10, "\(text)\nvs\n\(file)")
