@@ -276,6 +276,29 @@ CK_INLINE ck_v8 ck_gelu8(ck_v8 v) {
     return 0.5f * v * (1 + erfv);
 }
 
+/// e^x of eight lanes for any x: ck_exp8 with x capped at 88 (e^88 ≈ 1.7e38 is still finite; ck_exp8 itself
+/// handles only the low end).
+CK_INLINE ck_v8 ck_exp8_capped(ck_v8 x) {
+    ck_v8i high = x > ck_splat(88.0f);
+    return ck_exp8(ck_select_lanes(high, ck_splat(88.0f), x));
+}
+
+/// The logistic function and tanh of eight lanes (tanh x = 2 / (1 + e^−2x) − 1: absolute error about 1e-7).
+CK_INLINE ck_v8 ck_sigmoid8(ck_v8 x) { return 1 / (1 + ck_exp8_capped(-x)); }
+CK_INLINE ck_v8 ck_tanh8(ck_v8 x) { return 2 / (1 + ck_exp8_capped(-2 * x)) - 1; }
+
+CK_ATTR static void ck_lstm_cell(const float *gates, const float *bias, ptrdiff_t count, float *cell, float *hidden) {
+    for (ptrdiff_t j = 0; j + 8 <= count; j += 8) {
+        ck_v8 input = ck_sigmoid8(ck_load(gates + j) + ck_load(bias + j));
+        ck_v8 forget = ck_sigmoid8(ck_load(gates + count + j) + ck_load(bias + count + j));
+        ck_v8 candidate = ck_tanh8(ck_load(gates + 2 * count + j) + ck_load(bias + 2 * count + j));
+        ck_v8 output = ck_sigmoid8(ck_load(gates + 3 * count + j) + ck_load(bias + 3 * count + j));
+        ck_v8 c = forget * ck_load(cell + j) + input * candidate;
+        ck_store(cell + j, c);
+        ck_store(hidden + j, output * ck_tanh8(c));
+    }
+}
+
 CK_ATTR static void ck_gelu(float *x, ptrdiff_t count) {
     ptrdiff_t i = 0;
     for (; i + 8 <= count; i += 8) ck_store(x + i, ck_gelu8(ck_load(x + i)));
@@ -408,4 +431,5 @@ const ck_kernels CK_TABLE = {
     .log_softmax = ck_log_softmax,
     .attention_scores = ck_attention_scores,
     .attention_values = ck_attention_values,
+    .lstm_cell = ck_lstm_cell,
 };

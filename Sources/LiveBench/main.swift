@@ -7,7 +7,7 @@ import AuralWhisper
 import Foundation
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--show] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--show] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
@@ -32,6 +32,7 @@ var show = false
 var buffer = 15.0
 var holdback = 0.0
 var beam = 3
+var encoderPadding: Double?
 var policy = StreamingPolicy.localAgreement
 var items: [Item] = []
 var arguments = Array(CommandLine.arguments.dropFirst())
@@ -51,6 +52,7 @@ while !arguments.isEmpty {
     case "--buffer": buffer = Double(value()) ?? buffer
     case "--holdback": holdback = Double(value()) ?? holdback
     case "--beam": beam = Int(value()) ?? beam
+    case "--encoder-pad": encoderPadding = Double(value())
     case "--aligned": policy = .alignedCommit(margin: Double(value()) ?? 0.6)
     case "-h", "--help": print(usage); exit(0)
     default: items.append(Item(name: URL(fileURLWithPath: argument).lastPathComponent, url: URL(fileURLWithPath: argument)))
@@ -89,7 +91,7 @@ func replay(_ samples: [Float]) throws -> ([Display], Double) {
     let cpu = cpuSeconds()
     let events = try LiveReplay(
         model: model, cadence: cadence, maxBufferSeconds: buffer, holdbackSeconds: holdback, policy: policy,
-        options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
+        encoderPaddingSeconds: encoderPadding, options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
     var finals: [String] = []
     var displays: [Display] = []
     if show, let flush = events.last(where: \.isFlush) {

@@ -12,6 +12,7 @@ struct Aural {
         ("listen", ListenCommand.spec.abstract, ListenCommand.run),
         ("models", ModelsCommand.abstract, ModelsCommand.run),
         ("devices", DevicesCommand.spec.abstract, DevicesCommand.run),
+        ("history", HistoryCommand.abstract, HistoryCommand.run),
     ]
 
     static func main() async {
@@ -54,15 +55,20 @@ func printError(_ text: String) {
 
 /// Prints an error with its reason and a hint: `aural`'s own hint for the errors it has one for (the command or flag
 /// to use), else the recovery suggestion the library's error carries, which is written for apps.
-func report(_ error: Error, context: String? = nil) {
+/// - Parameters:
+///   - severity: The line's first word: "error", or "warning" for a problem the command works around.
+///   - note: A line after the reason, saying what the command does about it.
+func report(_ error: Error, context: String? = nil, severity: String = "error", note: String? = nil) {
     var lines: [String] = []
     let prefix = context.map { "\($0): " } ?? ""
     if let localized = error as? LocalizedError {
-        lines.append("error: \(prefix)\(localized.errorDescription ?? "\(error)")")
+        lines.append("\(severity): \(prefix)\(localized.errorDescription ?? "\(error)")")
         if let reason = localized.failureReason { lines.append("  \(reason)") }
+        if let note { lines.append("  \(note)") }
         if let hint = commandLineHint(for: error) ?? localized.recoverySuggestion { lines.append("hint: \(hint)") }
     } else {
-        lines.append("error: \(prefix)\(error.localizedDescription)")
+        lines.append("\(severity): \(prefix)\(error.localizedDescription)")
+        if let note { lines.append("  \(note)") }
     }
     printError(lines.joined(separator: "\n"))
 }
@@ -85,6 +91,21 @@ func commandLineHint(for error: Error) -> String? {
     case AudioDeviceError.noSoundServer:
         return "Start the sound server (pulseaudio --start, or systemctl --user start pipewire-pulse), "
             + "or set PULSE_SERVER to its socket, for example unix:/run/user/1000/pulse/native."
+    case TranscriptStoreError.corrupt(let path, _):
+        return "Move it aside (mv '\(path)' '\(path).damaged'; sqlite3's .recover can often rescue it) and run again "
+            + "to start a new history, or use --history PATH for another file."
+    case TranscriptStoreError.locked:
+        return "Wait for the other aural process to finish and try again, or use --history PATH for another file."
+    case TranscriptStoreError.newerSchema:
+        return "Use the newer aural that wrote it, or use --history PATH for another file."
+    case TranscriptStoreError.notHistory:
+        return "Use --history PATH (or AURALKIT_HISTORY) for a history file of its own; this one is left as it is."
+    case TranscriptStoreError.cannotOpen, TranscriptStoreError.readOnly:
+        return "Make the folder writable for this user, or use --history PATH (or AURALKIT_HISTORY) for a file elsewhere."
+    case TranscriptStoreError.diskFull:
+        return "Free some space on that disk, or use --history PATH (or AURALKIT_HISTORY) for a file on another disk."
+    case TranscriptStoreError.sessionNotFound:
+        return "Run `aural history list` for the stored sessions and their numbers."
     case AudioDeviceError.deviceNotFound:
         return "Run `aural devices --applications` for the names of the inputs, outputs and playing applications, "
             + "or leave the device out to use the default."

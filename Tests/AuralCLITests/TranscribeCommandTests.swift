@@ -11,6 +11,29 @@ struct TranscribeCommandTests {
         #expect(result.stdout == "Ever tried, ever failed.\nNo matter, try again.\nFail again.\nFail better.\n")
     }
 
+    @Test("--vad transcribes the detected speech: the same text for a recording that is all speech")
+    func voiceActivityFilter() throws {
+        let result = try CLI.run(["transcribe", CLI.audio("beckett.wav"), "--model", "tiny.en", "--beam-size", "1", "--vad", "-q"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "Ever tried, ever failed.\nNo matter, try again.\nFail again.\nFail better.\n")
+    }
+
+    @Test("--vad without the Silero VAD weights is an error that says how to install them")
+    func voiceActivityFilterWithoutWeights() throws {
+        let cache = FileManager.default.temporaryDirectory.appendingPathComponent("aural-vad-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: cache, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: cache) }
+        try FileManager.default.createSymbolicLink(
+            at: cache.appendingPathComponent("tiny.en"), withDestinationURL: Fixtures.modelFolder("tiny.en"))
+        let result = try CLI.run(
+            ["transcribe", CLI.audio("beckett.wav"), "--model", "tiny.en", "--vad", "-q"],
+            environment: ["AURALKIT_MODELS_DIR": cache.path])
+        #expect(result.status == 1)
+        #expect(result.stdout.isEmpty)
+        #expect(result.stderr.contains("The Silero VAD weights are not installed"))
+        #expect(result.stderr.contains("hint: ") && result.stderr.contains("scripts/setup"))
+    }
+
     /// The baseline kernels (and OpenBLAS's pre-AVX kernel) are what a CPU without AVX2 runs; hiding AVX2 and AVX-512
     /// here runs that path on this machine, which must give the same transcript.
     @Test("gives the same transcript with AVX2 hidden (AURALKIT_CPU_LEVEL=baseline)")

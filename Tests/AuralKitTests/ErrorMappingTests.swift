@@ -1,4 +1,4 @@
-import AuralAudio
+@testable import AuralAudio
 import AuralWhisper
 import Foundation
 import Testing
@@ -189,16 +189,19 @@ struct ErrorMappingTests {
 
     @Test("the device layer's error without a sound server becomes soundServerUnavailable")
     func noSoundServer() throws {
-        // Meaningful only where no sound server answers, as on the test machines; with one, listing succeeds.
+        // A socket path where nothing listens: libpulse refuses the connection at once.
+        let server = "unix:" + FileManager.default.temporaryDirectory.appendingPathComponent("auralkit-no-server-\(getpid())").path
         do {
-            _ = try AudioDevices.list()
+            _ = try AudioDevices.list(server: server)
+            Issue.record("listing devices on \(server) succeeded")
         } catch {
             let mapped = SpeechSessionError.from(error)
             guard case .soundServerUnavailable(let reason) = mapped else {
                 Issue.record("expected soundServerUnavailable, got \(mapped)")
                 return
             }
-            #expect(reason.contains("PulseAudio server"))
+            #expect(reason.contains(server), "\(reason)")
+            #expect(mapped.recoverySuggestion?.isEmpty == false)
         }
     }
 }

@@ -1,3 +1,4 @@
+import AuralVAD
 import Foundation
 
 #if canImport(FoundationNetworking)
@@ -79,11 +80,19 @@ public actor ModelManager {
 
     // MARK: - Installed models
 
+    /// The Silero VAD weights in this manager's cache: `<cacheDirectory>/silero-vad/silero_vad.safetensors`, which
+    /// `scripts/setup` installs. Load them with `SileroVAD(contentsOf:)`; a missing or damaged file throws
+    /// `SileroVADError` with a recovery suggestion.
+    public nonisolated var voiceActivityModelURL: URL {
+        SileroVAD.modelURL(inModelsDirectory: cacheDirectory)
+    }
+
     /// The models in the cache, by name, each checked against the catalog (every file present, sizes right).
-    /// Folders whose names start with a dot (staging) are skipped. Reads only the disk.
+    /// Folders whose names start with a dot (staging) are skipped, and so is the voice activity detector's
+    /// (`SileroVAD.modelFolderName`). Reads only the disk.
     public func installedModels() -> [InstalledModel] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: cacheDirectory.path)) ?? []
-        return names.filter { !$0.hasPrefix(".") }.sorted().compactMap { name in
+        return names.filter { !$0.hasPrefix(".") && $0 != SileroVAD.modelFolderName }.sorted().compactMap { name in
             let folder = cacheDirectory.appendingPathComponent(name, isDirectory: true)
             var isDirectory: ObjCBool = false
             guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else { return nil }

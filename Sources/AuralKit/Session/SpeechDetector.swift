@@ -1,3 +1,4 @@
+import AuralVAD
 import Foundation
 
 /// Voice activity detection for a session, like Apple's `SpeechDetector`: with it, the session does not decode
@@ -33,6 +34,19 @@ public final class SpeechDetector: Sendable {
     }
 
     /// The detector's settings.
+    ///
+    /// The detector is Silero VAD (one speech probability per 32 ms), and a sensitivity level sets how its
+    /// probabilities become speech:
+    ///
+    /// | level   | threshold | min. speech | min. silence | padding |
+    /// |---------|-----------|-------------|--------------|---------|
+    /// | .low    | 0.35      | 100 ms      | 1000 ms      | 400 ms  |
+    /// | .medium | 0.5       | 250 ms      | 600 ms       | 300 ms  |
+    /// | .high   | 0.65      | 400 ms      | 300 ms       | 200 ms  |
+    ///
+    /// Speech starts at a chunk whose probability reaches the threshold and ends after the minimum silence below
+    /// `threshold − 0.15`; speech shorter than the minimum is ignored; the padding is kept before and after (it is
+    /// also the pre-roll that keeps the first word whole). `.medium` keeps silero-vad's threshold and minimum speech.
     public struct DetectionOptions: Sendable, Hashable {
         /// How readily audio is taken for silence.
         public let sensitivityLevel: SensitivityLevel
@@ -40,6 +54,50 @@ public final class SpeechDetector: Sendable {
         /// Options of this sensitivity.
         public init(sensitivityLevel: SensitivityLevel) {
             self.sensitivityLevel = sensitivityLevel
+        }
+
+        /// The speech probability (0…1) at which speech starts; it ends below this minus 0.15.
+        public var threshold: Double {
+            switch sensitivityLevel {
+            case .low: 0.35
+            case .medium: 0.5
+            case .high: 0.65
+            }
+        }
+
+        /// Speech shorter than this, in seconds, is ignored.
+        public var minimumSpeechDuration: Double {
+            switch sensitivityLevel {
+            case .low: 0.1
+            case .medium: 0.25
+            case .high: 0.4
+            }
+        }
+
+        /// Silence that ends speech, in seconds.
+        public var minimumSilenceDuration: Double {
+            switch sensitivityLevel {
+            case .low: 1.0
+            case .medium: 0.6
+            case .high: 0.3
+            }
+        }
+
+        /// Audio kept before and after speech, in seconds.
+        public var speechPadding: Double {
+            switch sensitivityLevel {
+            case .low: 0.4
+            case .medium: 0.3
+            case .high: 0.2
+            }
+        }
+
+        /// The same settings for `SpeechSegments.detect` (silero-vad's names, in milliseconds).
+        var segmentOptions: SpeechSegmentOptions {
+            SpeechSegmentOptions(
+                threshold: threshold, minSpeechDurationMs: Int((minimumSpeechDuration * 1000).rounded()),
+                minSilenceDurationMs: Int((minimumSilenceDuration * 1000).rounded()),
+                speechPadMs: Int((speechPadding * 1000).rounded()))
         }
     }
 

@@ -39,11 +39,15 @@ public struct LiveReplay: Sendable {
     public let holdbackSeconds: Double
     /// When words become final.
     public let policy: StreamingPolicy
+    /// Seconds of padding after the audio in a shortened encoder window; nil encodes 30 s.
+    public let encoderPaddingSeconds: Double?
 
     public init(
         model: WhisperModel, cadence: Double = 0.5, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
-        policy: StreamingPolicy = .localAgreement, options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 3)
+        policy: StreamingPolicy = .localAgreement, encoderPaddingSeconds: Double? = nil,
+        options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 3)
     ) {
+        self.encoderPaddingSeconds = encoderPaddingSeconds
         self.holdbackSeconds = holdbackSeconds
         self.policy = policy
         self.model = model
@@ -58,7 +62,7 @@ public struct LiveReplay: Sendable {
         let transcription = StreamingTranscription(
             decoder: WindowDecoder(model: model), language: language, configuration: .init(
                 options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, holdbackSeconds: holdbackSeconds,
-                policy: policy))
+                policy: policy, encoderPaddingSeconds: encoderPaddingSeconds))
         let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         var events: [Event] = []
         var position = 0

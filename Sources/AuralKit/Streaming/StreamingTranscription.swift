@@ -36,6 +36,9 @@ final class StreamingTranscription {
         static let defaultHoldbackSeconds = 0.0
         /// When words become final.
         var policy: StreamingPolicy = .localAgreement
+        /// Seconds of padding after the buffer's audio in the encoder's window, which is then shorter than Whisper's
+        /// 30 s and cheaper in proportion; nil encodes the full 30 s.
+        var encoderPaddingSeconds: Double? = nil
         /// Seconds of new audio that start an update (`scripts/live-bench` chose it: see docs/streaming.md).
         static let cadenceSeconds = 0.5
         /// Beam width of live decodes: on the bundled recordings, beam 3 brought the final text within 0.9 WER points
@@ -168,7 +171,7 @@ final class StreamingTranscription {
     /// The words a decode of the buffer finds after the committed text in it, and the text alternatives of beam
     /// search for those words.
     private func decode(_ samples: [Float]) throws -> (words: [TimedWord], alternatives: [String]) {
-        let window = try decoder.encode(samples)
+        let window = try decoder.encode(samples, windowFrames: encoderWindowFrames(samples: samples.count))
         let committedText = committedInBuffer.map(\.text).joined()
         var options = configuration.options
         options.wordTimestamps = true
@@ -187,13 +190,22 @@ final class StreamingTranscription {
         let alternatives = result.alternatives.map { decoder.text(of: $0) }
         // Words placed after the last sound are Whisper's inventions ("You", "Thank you.") on trailing silence.
         let soundEnd = Double(bufferStart + lastSoundSample(samples)) / Double(WhisperTime.sampleRate)
-        // A punctuation mark standing alone after a space (" .", " ...") is no word: the decoder writes it at the end of
-        // speech, and once committed it would be forced and written again.
+        // Punctuation standing alone after a space (" .", ". . .") is no word: the decoder writes it at the end of
+        // speech, and once committed it would be forced and written again. Punctuation that closes the last
+        // committed word (".") stays.
         let heard = Self.words(after: committedText, in: words).filter { word in
             word.start < soundEnd
-                && (!word.text.hasPrefix(" ") || word.text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) })
+                && (!word.text.contains(" ") || word.text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) })
         }
         return (heard, alternatives)
+    }
+
+    /// Mel frames of the encoder's window for a buffer of `samples`: 30 s, or the audio and its padding rounded up to
+    /// the second.
+    private func encoderWindowFrames(samples: Int) -> Int {
+        guard let padding = configuration.encoderPaddingSeconds else { return WhisperTime.windowFrames }
+        let seconds = (Double(samples) / Double(WhisperTime.sampleRate) + padding).rounded(.up)
+        return min(WhisperTime.windowFrames, Int(seconds) * 100)
     }
 
     /// The words of `words` that come after the first `prefix.count` characters of their joined text. A word that

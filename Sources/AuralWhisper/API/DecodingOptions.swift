@@ -1,3 +1,5 @@
+import AuralVAD
+
 /// What to do with the speech: write it down in its language, or translate it to English.
 public enum WhisperTask: String, Sendable, Codable, CaseIterable {
     /// Text in the spoken language.
@@ -59,6 +61,10 @@ public struct DecodingOptions: Sendable, Codable, Equatable {
     public var silenceThreshold: Double?
     /// Seed of the sampler used at temperatures above 0, for repeatable runs. Default: 0.
     public var seed: UInt64
+    /// Transcribe only the speech Silero VAD finds, with these segment options, and give times on the original
+    /// audio (faster-whisper's `vad_filter=True` with `vad_parameters`; `.fasterWhisper` are its defaults). Needs a
+    /// `Transcriber` made with a `SileroVAD`. Default: nil (every window is decoded).
+    public var vadFilter: SpeechSegmentOptions?
 
     /// Options with the reference defaults; pass only what differs.
     public init(
@@ -85,7 +91,8 @@ public struct DecodingOptions: Sendable, Codable, Equatable {
         appendPunctuations: String = "\"'.。,，!！?？:：”)]}、",
         maxNewTokens: Int? = nil,
         silenceThreshold: Double? = 0.003,
-        seed: UInt64 = 0
+        seed: UInt64 = 0,
+        vadFilter: SpeechSegmentOptions? = nil
     ) {
         self.task = task
         self.language = language
@@ -111,6 +118,7 @@ public struct DecodingOptions: Sendable, Codable, Equatable {
         self.maxNewTokens = maxNewTokens
         self.silenceThreshold = silenceThreshold
         self.seed = seed
+        self.vadFilter = vadFilter
     }
 
     /// Checks ranges; throws `TranscriptionError.invalidOption` naming the first bad field.
@@ -120,6 +128,15 @@ public struct DecodingOptions: Sendable, Codable, Equatable {
         if patience <= 0 { throw TranscriptionError.invalidOption(name: "patience", reason: "must be above 0, got \(patience)") }
         if temperatures.isEmpty || temperatures.contains(where: { $0 < 0 || !$0.isFinite }) {
             throw TranscriptionError.invalidOption(name: "temperatures", reason: "need at least one finite value ≥ 0")
+        }
+        if let vadFilter {
+            if !(0...1).contains(vadFilter.threshold) || vadFilter.negThreshold.map({ !(0...1).contains($0) }) == true {
+                throw TranscriptionError.invalidOption(name: "vadFilter", reason: "thresholds must be within 0...1")
+            }
+            if vadFilter.minSpeechDurationMs < 0 || vadFilter.minSilenceDurationMs < 0 || vadFilter.speechPadMs < 0
+                || vadFilter.maxSpeechDurationS.map({ !($0 > 0) }) == true {
+                throw TranscriptionError.invalidOption(name: "vadFilter", reason: "durations must not be negative (the maximum above 0)")
+            }
         }
         if let maxNewTokens, maxNewTokens < 1 {
             throw TranscriptionError.invalidOption(name: "maxNewTokens", reason: "must be at least 1, got \(maxNewTokens)")

@@ -1,3 +1,4 @@
+import AuralVAD
 import Foundation
 
 /// Transcribes 16 kHz mono audio of any length with a loaded `WhisperModel`: log-mel, 30-second windows, temperature
@@ -21,17 +22,24 @@ public struct Transcriber: Sendable {
     public let model: WhisperModel
     /// The window decoder the long-form loop runs, with the transcriber's compute context.
     public let windowDecoder: WindowDecoder
+    /// The detector `DecodingOptions.vadFilter` runs; nil when the transcriber was made without one.
+    public let voiceActivityDetector: SileroVAD?
 
-    /// - Parameter compute: where the transcription computes (the shared pool by default).
-    public init(model: WhisperModel, compute: ComputeContext = .shared) {
+    /// - Parameters:
+    ///   - compute: where the transcription computes (the shared pool by default).
+    ///   - voiceActivityDetector: the detector for `DecodingOptions.vadFilter`; nil when no call asks for it.
+    public init(model: WhisperModel, compute: ComputeContext = .shared, voiceActivityDetector: SileroVAD? = nil) {
         self.model = model
         windowDecoder = WindowDecoder(model: model, compute: compute)
+        self.voiceActivityDetector = voiceActivityDetector
     }
 
-    /// - Parameter threads: the most threads each transcription uses, its own included; nil uses every core. Other
-    ///   transcriptions keep their own setting.
-    public init(model: WhisperModel, threads: Int?) {
-        self.init(model: model, compute: ComputeContext(threads: threads))
+    /// - Parameters:
+    ///   - threads: the most threads each transcription uses, its own included; nil uses every core. Other
+    ///     transcriptions keep their own setting.
+    ///   - voiceActivityDetector: the detector for `DecodingOptions.vadFilter`; nil when no call asks for it.
+    public init(model: WhisperModel, threads: Int?, voiceActivityDetector: SileroVAD? = nil) {
+        self.init(model: model, compute: ComputeContext(threads: threads), voiceActivityDetector: voiceActivityDetector)
     }
 
     /// Language probabilities of the first 30 seconds, highest first (multilingual models only).
@@ -129,12 +137,38 @@ public struct Transcriber: Sendable {
     /// The whole transcription on the calling thread (faster-whisper `generate_segments`): a seek loop over
     /// `WindowDecoder`, carrying the previous text, the random generator and the end of speech from window to window.
     ///
-    /// `open` is called twice: the first reading finds the log-mel maximum, the second feeds the windows.
+    /// `open` is called twice: the first reading finds the log-mel maximum, the second feeds the windows. With
+    /// `options.vadFilter`, it is read once, whole, and the loop runs on the detected speech (see `SpeechFilter`).
     func run(
         reading open: () throws -> any SampleReading, options: DecodingOptions, onInfo: (TranscriptionInfo) -> Void,
         onSegment: (Segment) -> Void, onProgress: (Double) -> Void, isCancelled: () -> Bool
     ) throws {
         try options.validate()
+        if let segmentOptions = options.vadFilter {
+            guard let voiceActivityDetector else {
+                throw TranscriptionError.invalidOption(
+                    name: "vadFilter", reason: "needs a Transcriber made with a SileroVAD (voiceActivityDetector:)")
+            }
+            var reader = try open()
+            var samples: [Float] = []
+            while let piece = try reader.read() {
+                if isCancelled() { return }
+                samples += piece
+            }
+            let filter = SpeechFilter(samples: samples, detector: voiceActivityDetector, options: segmentOptions)
+            let speech = filter.speech
+            var inner = options
+            inner.vadFilter = nil
+            try run(
+                reading: { ArraySampleReader(speech) }, options: inner,
+                onInfo: { info in
+                    var info = info
+                    info.duration = Double(samples.count) / Double(WhisperTime.sampleRate)
+                    onInfo(info)
+                },
+                onSegment: { onSegment(filter.restore($0)) }, onProgress: onProgress, isCancelled: isCancelled)
+            return
+        }
         let decoder = windowDecoder
         var firstReading = try open()
         let summary = try decoder.compute.run {

@@ -47,25 +47,33 @@ public struct WindowDecoder: Sendable {
 
     /// Encodes up to 30 s of 16 kHz mono samples, normalising the log-mel over these samples (as Whisper does for
     /// one clip); a longer input keeps its first 30 s.
+    ///
+    /// `windowFrames` (even, 2…3000 mel frames of 10 ms) shortens the window the encoder runs on: its cost falls about
+    /// in proportion, and the audio must fit in it. Whisper was trained on 30 s windows only; a shorter one is
+    /// whisper.cpp's `audio_ctx`, and it changes the text.
     /// - Throws: `TranscriptionError.invalidAudio` for a sample that is not finite.
-    public func encode(_ samples: [Float]) throws -> EncodedWindow {
+    public func encode(_ samples: [Float], windowFrames: Int = WhisperTime.windowFrames) throws -> EncodedWindow {
+        precondition(windowFrames >= 2 && windowFrames <= WhisperTime.windowFrames && windowFrames % 2 == 0,
+            "windowFrames must be even and within 2...\(WhisperTime.windowFrames)")
         if let bad = samples.firstIndex(where: { !$0.isFinite }) {
             throw TranscriptionError.invalidAudio(reason: "sample \(bad) is \(samples[bad]), not a finite number")
         }
         let clip = samples.count > WhisperTime.windowSamples ? Array(samples.prefix(WhisperTime.windowSamples)) : samples
         return compute.run {
             let mel = model.logMel.spectrogram(clip)
-            let frames = min(max(0, mel.frames - 1), WhisperTime.windowFrames)
-            return encode(melWindow: mel.window(start: 0, count: frames), contentFrames: frames)
+            let frames = min(max(0, mel.frames - 1), windowFrames)
+            return encode(
+                melWindow: mel.window(start: 0, count: frames, width: windowFrames), contentFrames: frames,
+                windowFrames: windowFrames)
         }
     }
 
-    /// Encodes a normalised [melCount × 3000] window whose first `contentFrames` frames are audio.
-    func encode(melWindow: [Float], contentFrames: Int) -> EncodedWindow {
+    /// Encodes a normalised [melCount × windowFrames] window whose first `contentFrames` frames are audio.
+    func encode(melWindow: [Float], contentFrames: Int, windowFrames: Int = WhisperTime.windowFrames) -> EncodedWindow {
         compute.run {
             EncodedWindow(
-                output: Encoder.encode(melWindow, frames: WhisperTime.windowFrames, weights: model.encoder),
-                contentFrames: contentFrames, model: model)
+                output: Encoder.encode(melWindow, frames: windowFrames, weights: model.encoder),
+                contentFrames: contentFrames, positions: windowFrames / 2, model: model)
         }
     }
 
@@ -103,7 +111,7 @@ public struct WindowDecoder: Sendable {
     public func detectLanguage(_ window: EncodedWindow) -> [LanguageProbability] {
         guard model.isMultilingual else { return [LanguageProbability(language: "en", probability: 1)] }
         return compute.run {
-            LanguageDetector.probabilities(model: model, encoderOutput: window.output, audioLength: model.audioContext)
+            LanguageDetector.probabilities(model: model, encoderOutput: window.output, audioLength: window.positions)
         }
     }
 
@@ -134,7 +142,7 @@ public struct WindowDecoder: Sendable {
             previous: request.previousTokens, sotSequence: sotSequence, prefix: request.prefixTokens,
             withoutTimestamps: options.withoutTimestamps)
         let state = DecoderState(
-            weights: model.decoder, encoderOutput: window.output, audioLength: model.audioContext,
+            weights: model.decoder, encoderOutput: window.output, audioLength: window.positions,
             beamCapacity: max(options.beamSize, options.bestOf))
         let search = Search(model: model, state: state, filters: filters)
         let decoded = Fallback.decode(search: search, prompt: prompt, options: options, generator: &generator)
@@ -187,10 +195,12 @@ public struct WindowDecoder: Sendable {
 
 /// One window of audio run through the encoder, ready for any number of decodes.
 public struct EncodedWindow: @unchecked Sendable {
-    /// The encoder's output [1500 × width]; never written after encoding.
+    /// The encoder's output [positions × width]; never written after encoding.
     let output: Tensor
     /// Mel frames of real audio in the window (10 ms each, at most 3000); the rest is padding.
     public let contentFrames: Int
+    /// Encoder positions (20 ms each): 1500 for a full 30-second window.
+    let positions: Int
     /// The model whose encoder made it.
     let model: WhisperModel
 

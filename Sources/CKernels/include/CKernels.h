@@ -56,11 +56,21 @@ typedef struct ck_kernels {
     /// out[r, :width] = Σⱼ weights[r, j] · values[j, :width] for r < rows (1…4), j < length; width a multiple of 16.
     void (*attention_values)(const float *weights, int rows, ptrdiff_t length, const float *values, ptrdiff_t width,
                              float *out, ptrdiff_t out_stride);
+
+    /// One LSTM cell step for `count` units (a multiple of 8), PyTorch's gate order: with g = gates + bias
+    /// ([4][count]: input, forget, cell, output), cell = σ(g_f)·cell + σ(g_i)·tanh(g_c) and hidden = σ(g_o)·tanh(cell),
+    /// both in place (AuralVAD's Silero LSTM).
+    void (*lstm_cell)(const float *gates, const float *bias, ptrdiff_t count, float *cell, float *hidden);
 } ck_kernels;
 
 /// The table built for `level`, or for the highest lower level this architecture has (the baseline on aarch64).
 /// The caller makes sure the CPU has the level's instructions.
 const ck_kernels *ck_select(int level);
+
+/// The highest CK_LEVEL_… whose instructions this CPU and operating system support, from the compiler's CPU checks
+/// (the rule of AuralWhisper's `CPUFeatures.level(flags:)`, for modules that cannot import AuralWhisper, such as
+/// AuralVAD; it does not read `AURALKIT_CPU_LEVEL`).
+int ck_supported_level(void);
 
 #pragma clang assume_nonnull end
 

@@ -1,5 +1,6 @@
 import AuralAudio
 import AuralKit
+import AuralVAD
 import AuralWhisper
 import Foundation
 
@@ -21,8 +22,11 @@ enum TranscribeCommand {
             OptionSpec("word-timestamps", .flag, help: "Align each word to the audio (adds words to json; per-word cues are not written to srt/vtt)"),
             OptionSpec("initial-prompt", .string("TEXT"), help: "Text that conditions the first window (names, spelling, style)"),
             OptionSpec("no-condition-on-previous-text", .flag, help: "Decode each window without the previous window's text"),
+            OptionSpec("vad", .flag, help: "Transcribe only the speech Silero VAD detects (faster-whisper's vad_filter); times stay the file's"),
             OptionSpec("threads", .int("N"), help: "Threads for the matrix products", defaultValue: "all cores"),
             OptionSpec("quiet", short: "q", .flag, help: "No progress bar"),
+            OptionSpec("save", .flag, help: "Also store each transcript in the history as its segments arrive (see 'aural history'; implied by --history)"),
+            HistoryCommand.historyOption,
         ],
         positionals: [PositionalSpec("FILE", help: "Audio or video files in any format FFmpeg reads (WAV, FLAC, MP3, Ogg, M4A, WebM, MP4, MKV, …); the first audio track is used", isRepeatable: true)]
     )
@@ -52,8 +56,17 @@ enum TranscribeCommand {
             report(error)
             return 1
         }
+        var detector: SileroVAD?
+        if options.vadFilter != nil {
+            do {
+                detector = try SileroVAD(contentsOf: ModelManager.shared.voiceActivityModelURL)
+            } catch {
+                report(error)
+                return 1
+            }
+        }
         let loadSeconds = Date().timeIntervalSince(loadStart)
-        let transcriber = Transcriber(model: model, threads: parsed.int("threads"))
+        let transcriber = Transcriber(model: model, threads: parsed.int("threads"), voiceActivityDetector: detector)
         let outputDirectory = parsed.string("output-dir").map { URL(fileURLWithPath: $0, isDirectory: true) }
         if let outputDirectory {
             do {
@@ -64,12 +77,16 @@ enum TranscribeCommand {
             }
         }
 
+        // History that cannot be opened or written is a warning: the transcripts are still printed or written.
+        let history = parsed.flag("save") || parsed.string("history") != nil ? HistoryRecorder(url: HistoryCommand.url(parsed)) : nil
+        let modelName = parsed.string("model") ?? defaultModel
         var failures = 0
         for file in files {
             do {
                 try await transcribe(
                     file: file, with: transcriber, options: options, format: format, outputDirectory: outputDirectory,
-                    showProgress: !parsed.flag("quiet"), modelLoadSeconds: loadSeconds)
+                    showProgress: !parsed.flag("quiet"), modelLoadSeconds: loadSeconds,
+                    history: history.map { ($0, modelName) })
             } catch {
                 report(error, context: file)
                 failures += 1
@@ -96,6 +113,7 @@ enum TranscribeCommand {
         options.wordTimestamps = parsed.flag("word-timestamps")
         options.initialPrompt = parsed.string("initial-prompt")
         if parsed.flag("no-condition-on-previous-text") { options.conditionOnPreviousText = false }
+        if parsed.flag("vad") { options.vadFilter = .fasterWhisper }
         if let threads = parsed.int("threads"), threads < 1 {
             throw TranscriptionError.invalidOption(name: "threads", reason: "must be at least 1, got \(threads)")
         }
@@ -105,7 +123,8 @@ enum TranscribeCommand {
 
     static func transcribe(
         file: String, with transcriber: Transcriber, options: DecodingOptions, format: TranscriptFormat,
-        outputDirectory: URL?, showProgress: Bool, modelLoadSeconds: Double
+        outputDirectory: URL?, showProgress: Bool, modelLoadSeconds: Double,
+        history: (recorder: HistoryRecorder, model: String)? = nil
     ) async throws {
         let started = Date()
         let url = URL(fileURLWithPath: file)
@@ -121,7 +140,11 @@ enum TranscribeCommand {
             switch event {
             case .info(let value):
                 info = value
+                history?.recorder.begin(TranscriptStore.SessionInfo(
+                    source: url.standardizedFileURL.path, locale: Locale(identifier: value.language), model: history?.model,
+                    startedAt: started, languageProbability: options.language == nil ? value.languageProbability : nil))
             case .segment(let segment):
+                history?.recorder.record(segment)
                 if streamText {
                     progress.finish()
                     FileHandle.standardOutput.write(Data((segment.text.trimmingCharacters(in: .whitespaces) + "\n").utf8))
@@ -134,6 +157,7 @@ enum TranscribeCommand {
         }
         progress.finish()
         guard let info else { return }
+        history?.recorder.end(audioDuration: info.duration)
         if streamText { return }
         let writer: any TranscriptWriter = format == .json
             ? JSONWriter(timings: TranscriptionTimings(

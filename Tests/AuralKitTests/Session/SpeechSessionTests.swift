@@ -1,5 +1,5 @@
+@testable import AuralAudio
 @testable import AuralKit
-import AuralAudio
 import AuralWhisper
 import Foundation
 import TestSupport
@@ -163,6 +163,28 @@ struct SpeechSessionTests {
         default: Issue.record("expected modelDownloadNoInternet, got \(sessionError)")
         }
         #expect(await session.modelDownloadProgress == nil)
+    }
+
+    @Test("no sound server: the microphone's stream ends with soundServerUnavailable and the session is idle again")
+    func noSoundServer() async throws {
+        // The real microphone source, pointed at a socket where nothing listens (libpulse refuses at once).
+        let server = "unix:" + FileManager.default.temporaryDirectory.appendingPathComponent("auralkit-no-server-\(getpid())").path
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        let source = PulseMicrophoneSource(deviceName: nil, format: .whisper, server: server)
+        let (finals, _, error) = await Self.collect(session.startTranscribing(from: source))
+        #expect(finals.isEmpty)
+        let sessionError = try #require(error as? SpeechSessionError)
+        guard case .soundServerUnavailable(let reason) = sessionError else {
+            Issue.record("expected soundServerUnavailable, got \(sessionError)")
+            return
+        }
+        #expect(reason.contains(server), "\(reason)")
+        #expect(session.status == .idle)
+        // The session starts again once a source works.
+        let samples = Array(try Fixtures.samples("beckett.wav").prefix(16_000 * 4))
+        let (again, _, secondError) = await Self.collect(session.startTranscribing(from: BufferSource(samples: samples)))
+        #expect(secondError == nil)
+        #expect(!again.isEmpty)
     }
 
     @Test("a source that fails ends the stream with its error, after the finals already captured")
