@@ -7,10 +7,12 @@ TEST_BUILD := .build/test
 setup:
 	scripts/setup
 
-# Transcribe a bundled real recording (A Tale of Two Cities, 44 s) with the default model.
+# Transcribe a bundled real recording (A Tale of Two Cities, 44 s) with the default model, then show `aural listen`
+# live on the same recording played into a private virtual microphone (scripts/listen-demo).
 demo: setup
 	$(SWIFT) build -c release --product aural
 	.build/release/aural transcribe fixtures/audio/two_cities.wav
+	scripts/listen-demo
 
 # Every test, in an optimized build (the engine's tests run real models on real audio), against a private
 # PulseAudio daemon with virtual devices that scripts/with-pulse starts and stops. First the bench's unit tests

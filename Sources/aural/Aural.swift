@@ -2,13 +2,14 @@ import AuralAudio
 import AuralKit
 import Foundation
 
-/// `aural`: transcribe audio files with AuralKit's on-device Whisper engine.
+/// `aural`: transcribe audio files, or the microphone live, with AuralKit's on-device Whisper engine.
 @main
 struct Aural {
     static let version = "0.1.0"
 
     static let commands: [(name: String, abstract: String, run: @Sendable ([String]) async -> Int32)] = [
         ("transcribe", TranscribeCommand.spec.abstract, TranscribeCommand.run),
+        ("listen", ListenCommand.spec.abstract, ListenCommand.run),
         ("models", ModelsCommand.abstract, ModelsCommand.run),
         ("devices", DevicesCommand.spec.abstract, DevicesCommand.run),
         ("history", HistoryCommand.abstract, HistoryCommand.run),

@@ -30,8 +30,8 @@ struct VoiceActivityFileTests {
         let clean = try CLI.run(["transcribe", CLI.audio("two_cities.wav"), "--model", "tiny.en", "-q"])
         let filtered = try CLI.run(["transcribe", file.path, "--model", "tiny.en", "--vad", "-q"])
         #expect(clean.status == 0 && filtered.status == 0, "\(clean.stderr)\(filtered.stderr)")
-        let cleanWER = WordErrorRate.percent(reference: ReferenceTexts.twoCities, hypothesis: clean.stdout)
-        let noisyWER = WordErrorRate.percent(reference: ReferenceTexts.twoCities, hypothesis: filtered.stdout)
+        let cleanWER = WordErrorRate.percent(reference: ReferenceTranscripts.twoCities, hypothesis: clean.stdout)
+        let noisyWER = WordErrorRate.percent(reference: ReferenceTranscripts.twoCities, hypothesis: filtered.stdout)
         #expect(noisyWER <= cleanWER + 1, "noisy \(noisyWER)% vs clean \(cleanWER)%\n\(filtered.stdout)")
     }
 }

@@ -28,3 +28,53 @@ extension Trait where Self == ConditionTrait {
         .enabled(if: VirtualMicrophone.isAvailable, "run through scripts/with-pulse (make test does)")
     }
 }
+
+/// Gives the virtual microphone to one suite at a time, across every test target of the run: two recordings
+/// played at once would mix. Suites in one target can nest in one `.serialized` suite; suites in different targets
+/// (the session's live tests and `aural listen`'s) cannot, so each such root suite takes this trait.
+public struct ExclusiveVirtualMicrophoneTrait: SuiteTrait, TestScoping {
+    /// The suite as a whole holds the microphone, not each of its tests.
+    public var isRecursive: Bool { false }
+
+    public func provideScope(
+        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+    ) async throws {
+        await VirtualMicrophoneLock.shared.acquire()
+        do {
+            try await function()
+        } catch {
+            await VirtualMicrophoneLock.shared.release()
+            throw error
+        }
+        await VirtualMicrophoneLock.shared.release()
+    }
+}
+
+extension Trait where Self == ExclusiveVirtualMicrophoneTrait {
+    /// The suite plays into the virtual microphone, and no other suite does meanwhile (see
+    /// `ExclusiveVirtualMicrophoneTrait`).
+    public static var exclusiveVirtualMicrophone: Self { ExclusiveVirtualMicrophoneTrait() }
+}
+
+/// A first-come, first-served lock for the virtual microphone.
+private actor VirtualMicrophoneLock {
+    static let shared = VirtualMicrophoneLock()
+    private var isHeld = false
+    private var waiters: [CheckedContinuation<Void, Never>] = []
+
+    func acquire() async {
+        guard isHeld else {
+            isHeld = true
+            return
+        }
+        await withCheckedContinuation { waiters.append($0) }
+    }
+
+    func release() {
+        if waiters.isEmpty {
+            isHeld = false
+        } else {
+            waiters.removeFirst().resume()
+        }
+    }
+}

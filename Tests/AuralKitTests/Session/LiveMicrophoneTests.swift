@@ -6,8 +6,9 @@ import Testing
 
 /// Every test that plays into the private daemon's virtual microphone lives in a suite nested in this one, so they
 /// run one at a time (two recordings played at once would mix). `make test` runs this suite on its own, after the
-/// others, because the audio layer's tests use the same daemon's devices.
-@Suite("Live microphone", .serialized, .requiresVirtualMicrophone)
+/// others, because the audio layer's tests use the same daemon's devices. `aural listen`'s live suite, in another
+/// target, takes the same `.exclusiveVirtualMicrophone` trait, so the two never play at once.
+@Suite("Live microphone", .serialized, .requiresVirtualMicrophone, .exclusiveVirtualMicrophone)
 struct LiveMicrophone {}
 
 extension LiveMicrophone {
@@ -33,7 +34,7 @@ struct LiveSessionTests {
         let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
         let file = try Transcriber(model: model).transcribe(try Fixtures.samples("two_cities.wav"), options: DecodingOptions(language: "en"))
             .segments.map(\.text).joined()
-        let reference = ReferenceTexts.twoCities
+        let reference = ReferenceTranscripts.twoCities
         let liveWER = WordErrorRate.percent(reference: reference, hypothesis: live)
         let fileWER = WordErrorRate.percent(reference: reference, hypothesis: file)
         // The goal is 1 point, which the deterministic replay (scripts/live-bench) meets on average over the bundled

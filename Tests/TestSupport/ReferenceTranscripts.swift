@@ -1,6 +1,7 @@
-/// What the bundled recordings read, as printed: the references for word error rates.
-public enum ReferenceTexts {
-    /// two_cities.wav: the opening of Dickens's "A Tale of Two Cities" (1859, public domain).
+/// What the bundled recordings read, as people wrote it (not as a model heard it): the reference for word error
+/// rates.
+public enum ReferenceTranscripts {
+    /// `two_cities.wav`: the opening of Dickens's "A Tale of Two Cities" (1859, public domain).
     public static let twoCities = """
         It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of foolishness, \
         it was the epoch of belief, it was the epoch of incredulity, it was the season of Light, it was the season of \
