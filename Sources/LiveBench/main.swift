@@ -155,7 +155,7 @@ func live(_ url: URL) async throws -> ([Display], Double) {
 var reports: [LatencyReport] = []
 var totalAudio = 0.0
 var totalCPU = 0.0
-print("file                         dur_s  ΔWER_pt  first_mean  first_p50  first_p90  final_mean  final_p50  final_p90  flicker  cpu")
+print("file                         dur_s  ΔWER_pt  first_mean  first_p50  first_p90  final_mean  final_p50  final_p90  flicker    cpu")
 for item in items {
     let samples = try AudioFileLoader.loadMono16k(url: item.url)
     let duration = Double(samples.count) / 16_000
@@ -174,7 +174,7 @@ for item in items {
     let first = Summary(values: report.firstAppearance)
     let final = Summary(values: report.commit)
     print(String(
-        format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %4.0f%%",
+        format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %5.1f%%",
         item.name.prefix(28).padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, duration, report.liveWER - report.fileWER, first.mean, first.percentile(50),
         first.percentile(90), final.mean, final.percentile(50), final.percentile(90), report.normalizedErasure,
         100 * cpu / (realtime ? duration + 1.8 : duration)))
@@ -186,7 +186,7 @@ let words = reports.map(\.finalWordCount).reduce(0, +)
 let liveWER = reports.map(\.liveWER).reduce(0, +) / Double(reports.count)
 let fileWER = reports.map(\.fileWER).reduce(0, +) / Double(reports.count)
 print(String(
-    format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %4.0f%%",
+    format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %5.1f%%",
     "overall".padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, totalAudio, liveWER - fileWER, first.mean, first.percentile(50), first.percentile(90), final.mean,
     final.percentile(50), final.percentile(90), words == 0 ? 0 : Double(erased) / Double(words), 100 * totalCPU / totalAudio))
 print("latencies in seconds from each word's end (offline word timestamps); ΔWER = live final WER − file WER, mean over files;")
