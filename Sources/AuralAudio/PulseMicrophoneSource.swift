@@ -23,19 +23,23 @@ public final class PulseMicrophoneSource: AudioSource {
     public let deviceName: String?
     /// The format buffers are delivered in.
     public let format: AudioFormat
+    /// How the capture copes with a server that freezes or restarts.
+    public let options: LiveCaptureOptions
     private let capture = PulseCaptureSlot()
     /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
     let server: String?
 
     /// A source for the input named `deviceName` (nil: the default input, following changes of the default),
-    /// delivering `format` (default: 16 kHz mono, what the engine takes).
-    public convenience init(deviceName: String? = nil, format: AudioFormat = .whisper) {
-        self.init(deviceName: deviceName, format: format, server: nil)
+    /// delivering `format` (default: 16 kHz mono, what the engine takes), coping with server faults as `options`
+    /// says (default: a frozen server ends the stream after 2 s; no reconnecting).
+    public convenience init(deviceName: String? = nil, format: AudioFormat = .whisper, options: LiveCaptureOptions = .init()) {
+        self.init(deviceName: deviceName, format: format, options: options, server: nil)
     }
 
-    init(deviceName: String?, format: AudioFormat, server: String?) {
+    init(deviceName: String?, format: AudioFormat, options: LiveCaptureOptions = .init(), server: String?) {
         self.deviceName = deviceName
         self.format = format
+        self.options = options
         self.server = server
     }
 
@@ -48,10 +52,11 @@ public final class PulseMicrophoneSource: AudioSource {
         stop()
         let deviceName = self.deviceName
         let format = self.format
-        let newCapture = try PulseCapture(format: format, server: server) { context, ring, signal throws(AudioDeviceError) in
-            [try PulseRecordStream(
+        let newCapture = try PulseCapture(format: format, server: server, options: options) { context, ring, signal throws(AudioDeviceError) in
+            let stream = try PulseRecordStream(
                 context: context, name: "AuralKit microphone", format: format, device: deviceName,
-                label: deviceName ?? "default input", ring: ring, signal: signal)]
+                label: deviceName ?? "default input", ring: ring, signal: signal)
+            return PulseCapture.Streams(records: [stream], mixer: nil)
         }
         return capture.start(newCapture)
     }

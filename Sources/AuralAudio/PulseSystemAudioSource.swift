@@ -34,6 +34,8 @@ public final class PulseSystemAudioSource: AudioSource {
     /// Whether this process's own playback is left out of an output's capture (as ScreenCaptureKit's
     /// `excludesCurrentProcessAudio`); see `init(target:format:excludesCurrentProcessAudio:)`.
     public let excludesCurrentProcessAudio: Bool
+    /// How the capture copes with a server that freezes or restarts.
+    public let options: LiveCaptureOptions
     private let capture = PulseCaptureSlot()
     /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
     let server: String?
@@ -46,15 +48,20 @@ public final class PulseSystemAudioSource: AudioSource {
     /// captured separately and mixed, instead of the output's monitor; this process's playback streams
     /// (found by `application.process.id`) are left out, including ones it opens during the capture.
     /// An application that starts playing during the capture is mixed in from when its stream is picked up
-    /// (a few milliseconds after it starts). It has no effect with `.application`.
-    public convenience init(target: Target = .defaultOutput, format: AudioFormat = .whisper, excludesCurrentProcessAudio: Bool = false) {
-        self.init(target: target, format: format, excludesCurrentProcessAudio: excludesCurrentProcessAudio, server: nil)
+    /// (a few milliseconds after it starts). It has no effect with `.application`. `options` says how the
+    /// capture copes with server faults (default: a frozen server ends the stream after 2 s; no reconnecting).
+    public convenience init(
+        target: Target = .defaultOutput, format: AudioFormat = .whisper, excludesCurrentProcessAudio: Bool = false,
+        options: LiveCaptureOptions = .init()
+    ) {
+        self.init(target: target, format: format, excludesCurrentProcessAudio: excludesCurrentProcessAudio, options: options, server: nil)
     }
 
     init(
-        target: Target, format: AudioFormat, excludesCurrentProcessAudio: Bool, server: String?,
-        additionalExcludedProcessIDs: Set<Int32> = []
+        target: Target, format: AudioFormat, excludesCurrentProcessAudio: Bool, options: LiveCaptureOptions = .init(),
+        server: String?, additionalExcludedProcessIDs: Set<Int32> = []
     ) {
+        self.options = options
         self.additionalExcludedProcessIDs = additionalExcludedProcessIDs
         self.target = target
         self.format = format
@@ -71,19 +78,24 @@ public final class PulseSystemAudioSource: AudioSource {
         stop()
         let target = self.target
         let format = self.format
-        var resolved: Plan?
-        let newCapture = try PulseCapture(format: format, server: server) { context, ring, signal throws(AudioDeviceError) in
+        let excluded = excludedProcessIDs
+        // Run again after a reconnect: the output (or application) is looked up anew on the new connection.
+        let newCapture = try PulseCapture(format: format, server: server, options: options) { context, ring, signal throws(AudioDeviceError) in
             let plan = try context.withLock { () throws(AudioDeviceError) -> Plan in try Self.resolve(target, in: context) }
-            resolved = plan
-            return [try PulseRecordStream(
+            let stream = try PulseRecordStream(
                 context: context, name: "AuralKit system audio", format: format, device: plan.monitor, label: plan.label,
                 sinkInput: plan.sinkInput, killMeaning: plan.sinkInput == nil ? .deviceDisappeared : .finished,
-                ring: ring, signal: signal)]
-        }
-        if let plan = resolved, plan.sinkInput == nil, !excludedProcessIDs.isEmpty {
-            newCapture.mixer = try PlaybackMixer(
-                context: newCapture.context, format: format, sinkIndex: plan.sinkIndex, monitorName: plan.monitor,
-                excluding: excludedProcessIDs, wake: newCapture.signal)
+                ring: ring, signal: signal)
+            guard plan.sinkInput == nil, !excluded.isEmpty else { return PulseCapture.Streams(records: [stream], mixer: nil) }
+            do throws(AudioDeviceError) {
+                let mixer = try PlaybackMixer(
+                    context: context, format: format, sinkIndex: plan.sinkIndex, monitorName: plan.monitor, excluding: excluded,
+                    wake: signal)
+                return PulseCapture.Streams(records: [stream], mixer: mixer)
+            } catch {
+                stream.close()
+                throw error
+            }
         }
         return capture.start(newCapture)
     }
