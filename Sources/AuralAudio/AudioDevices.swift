@@ -96,10 +96,22 @@ public struct AudioDeviceList: Sendable, Hashable, Codable {
 public enum AudioDevices {
     /// Lists inputs, outputs, monitors and playing applications, with the defaults marked.
     ///
-    /// Blocks for a few round trips to the server (milliseconds; at most 5 s when it does not answer).
+    /// Blocks for a few round trips to the server (milliseconds; at most 5 s when it does not answer). From async
+    /// code use `current`, which waits without blocking.
     /// - Throws: `AudioDeviceError.noSoundServer` when no server runs, `.connectionLost` when it stops answering.
     public static func list() throws(AudioDeviceError) -> AudioDeviceList {
         try list(server: nil)
+    }
+
+    /// What `list()` returns, read on a thread of its own: awaiting it never blocks a cooperative thread, however
+    /// long the server takes (at most 5 s when it does not answer).
+    /// - Throws: as `list()`.
+    public static var current: AudioDeviceList {
+        get async throws(AudioDeviceError) { try await current(server: nil) }
+    }
+
+    static func current(server: String?) async throws(AudioDeviceError) -> AudioDeviceList {
+        try await onOwnThread("AuralAudio devices") { () throws(AudioDeviceError) -> AudioDeviceList in try list(server: server) }
     }
 
     static func list(server: String?) throws(AudioDeviceError) -> AudioDeviceList {

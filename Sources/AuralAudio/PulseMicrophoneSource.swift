@@ -45,7 +45,8 @@ public final class PulseMicrophoneSource: AudioSource {
 
     /// Connects to the sound server and starts recording.
     ///
-    /// Blocks for the round trips to the server (a few milliseconds; at most 5 s when the server does not answer).
+    /// Blocks for the round trips to the server (a few milliseconds; at most 5 s when the server does not answer);
+    /// from async code, `startCapture()` waits for them on a thread of its own instead.
     /// Starting again stops the previous capture first, which finishes its stream.
     /// - Throws: `AudioDeviceError.noSoundServer`, `.deviceNotFound`, `.streamFailed`.
     public func start() throws -> AsyncThrowingStream<AudioBuffer, Error> {
