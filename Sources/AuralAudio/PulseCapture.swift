@@ -75,8 +75,9 @@ final class PulseCapture: @unchecked Sendable {
     static let streamBufferLimit = 256
     /// Seconds of audio the ring holds between the capture callback and the delivery thread.
     static let ringDuration = 2.0
-    /// Seconds between pings while the capture runs.
-    static let pingInterval = 0.25
+    /// Seconds between pings while the capture runs (each answer also names the default output, which a
+    /// capture of `.defaultOutput` follows).
+    static let pingInterval = 0.1
     /// Seconds one reconnect attempt may wait for the server, and between attempts.
     static let reconnectAttemptTimeout = 1.0
     static let reconnectRetryInterval = 0.25
@@ -86,6 +87,9 @@ final class PulseCapture: @unchecked Sendable {
     struct Streams {
         var records: [PulseRecordStream]
         var mixer: PlaybackMixer?
+        /// The default output when the streams were opened, when they follow the default output: once the server
+        /// names another default (or kills a stream), the streams are closed and `open` runs again.
+        var followedOutput: String?
     }
 
     /// Opens a capture's streams on a new connection into the capture's ring; called again after a reconnect.
@@ -209,7 +213,8 @@ final class PulseCapture: @unchecked Sendable {
                 }
                 return
             }
-            if ending == nil, let context = connection.withLock({ $0?.context }) {
+            if ending == nil, let current = connection.withLock({ $0 }) {
+                let context = current.context
                 if now - lastPing >= Self.nanoseconds(Self.pingInterval) {
                     context.withLock { context.ping() }
                     lastPing = now
@@ -218,6 +223,17 @@ final class PulseCapture: @unchecked Sendable {
                 if now > heard, now - heard > Self.nanoseconds(options.stallTimeout) {
                     signal.end(.serverNotResponding(seconds: options.stallTimeout))
                     continue
+                }
+                if let followed = current.streams.followedOutput {
+                    let killed = current.streams.records.contains { $0.wasKilled }
+                    switch context.defaultSinkName {
+                    case .some(let name) where name != followed:
+                        reopen(current)
+                    case nil where killed:
+                        signal.end(.deviceDisappeared(name: followed))
+                    default:
+                        break  // Killed with the old default still named: the next ping names the new one.
+                    }
                 }
             }
             signal.waitForWork(timeout: 0.1)
@@ -239,6 +255,20 @@ final class PulseCapture: @unchecked Sendable {
             signal.waitForWork(timeout: Self.reconnectRetryInterval)
         }
         return false
+    }
+
+    /// Moves to the new default output: closes the streams (what they captured stays in the ring, ahead of what
+    /// the new ones capture) and opens them again on the same connection.
+    private func reopen(_ current: Connection) {
+        current.streams.mixer?.close()
+        for stream in current.streams.records { stream.close() }
+        do throws(AudioDeviceError) {
+            let streams = try open(current.context, ring, signal)
+            connection.withLock { $0?.streams = streams }
+        } catch {
+            connection.withLock { $0?.streams = Streams(records: [], mixer: nil, followedOutput: nil) }
+            signal.end(error)
+        }
     }
 
     /// Closes the streams, the mixer and the connection (on the delivery thread, never the mainloop's).

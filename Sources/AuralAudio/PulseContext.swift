@@ -25,6 +25,8 @@ final class PulseContext: @unchecked Sendable {
     private var isPinging = false
     /// When the server last answered a ping (or the connection became ready), in `DispatchTime` nanoseconds.
     private let answered = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
+    /// The default output's name in the last answer to a ping (nil before one, or when there is none).
+    private let pingedDefaultSink = Mutex<String?>(nil)
 
     /// Connects to `server` (nil: the one libpulse finds through `PULSE_SERVER`, client.conf, or
     /// `$XDG_RUNTIME_DIR/pulse/native`). Never spawns a server. Blocks until connected, at most `timeout` seconds.
@@ -164,9 +166,12 @@ final class PulseContext: @unchecked Sendable {
     /// answer updates `lastAnswer`. Never waits; call with the lock held.
     func ping() {
         guard let context, !isPinging, isConnected else { return }
-        let operation = pa_context_get_server_info(context, { _, _, userdata in
+        let operation = pa_context_get_server_info(context, { _, info, userdata in
             let pulseContext = PulseContext.from(userdata)
             pulseContext.isPinging = false
+            guard let info else { return }
+            let defaultSink = PulseServerRecord(info.pointee).defaultSinkName
+            pulseContext.pingedDefaultSink.withLock { $0 = defaultSink }
             pulseContext.answered.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         }, Unmanaged.passUnretained(self).toOpaque())
         guard let operation else { return }
@@ -177,6 +182,10 @@ final class PulseContext: @unchecked Sendable {
     /// When the server last answered a `ping()` (or the connection became ready), in `DispatchTime` nanoseconds.
     /// Safe from any thread.
     var lastAnswer: UInt64 { answered.load(ordering: .relaxed) }
+
+    /// The default output as the last answer to a `ping()` named it: nil before the first answer, or when the
+    /// server has no output. Safe from any thread.
+    var defaultSinkName: String? { pingedDefaultSink.withLock { $0 } }
 
     /// Whether the connection is still up; call with the lock held.
     var isConnected: Bool {

@@ -57,7 +57,7 @@ public final class PulseMicrophoneSource: AudioSource {
             let stream = try PulseRecordStream(
                 context: context, name: "AuralKit microphone", format: format, device: deviceName,
                 label: deviceName ?? "default input", ring: ring, signal: signal)
-            return PulseCapture.Streams(records: [stream], mixer: nil)
+            return PulseCapture.Streams(records: [stream], mixer: nil, followedOutput: nil)
         }
         return capture.start(newCapture)
     }

@@ -18,7 +18,9 @@ import Foundation
 public final class PulseSystemAudioSource: AudioSource {
     /// Which playback to capture.
     public enum Target: Sendable, Hashable {
-        /// Everything the default output plays (the default output when `start()` is called).
+        /// Everything the default output plays. When the user picks another default output (or the default one
+        /// goes away), the capture moves to the new default within about 0.1 s and buffers keep coming; audio
+        /// the new output plays before the move is not captured.
         case defaultOutput
         /// Everything the output with this name plays (`AudioDevice.name` of an output, or of its monitor).
         case output(name: String)
@@ -83,16 +85,21 @@ public final class PulseSystemAudioSource: AudioSource {
         // Run again after a reconnect: the output (or application) is looked up anew on the new connection.
         let newCapture = try PulseCapture(format: format, server: server, options: options) { context, ring, signal throws(AudioDeviceError) in
             let plan = try context.withLock { () throws(AudioDeviceError) -> Plan in try Self.resolve(target, in: context) }
+            let follows = target == .defaultOutput
             let stream = try PulseRecordStream(
                 context: context, name: "AuralKit system audio", format: format, device: plan.monitor, label: plan.label,
-                sinkInput: plan.sinkInput, killMeaning: plan.sinkInput == nil ? .deviceDisappeared : .finished,
+                sinkInput: plan.sinkInput,
+                killMeaning: follows ? .followsDefault : plan.sinkInput == nil ? .deviceDisappeared : .finished,
                 ring: ring, signal: signal)
-            guard plan.sinkInput == nil, !excluded.isEmpty else { return PulseCapture.Streams(records: [stream], mixer: nil) }
+            let followedOutput = follows ? plan.label : nil
+            guard plan.sinkInput == nil, !excluded.isEmpty else {
+                return PulseCapture.Streams(records: [stream], mixer: nil, followedOutput: followedOutput)
+            }
             do throws(AudioDeviceError) {
                 let mixer = try PlaybackMixer(
                     context: context, format: format, sinkIndex: plan.sinkIndex, monitorName: plan.monitor, excluding: excluded,
                     wake: signal)
-                return PulseCapture.Streams(records: [stream], mixer: mixer)
+                return PulseCapture.Streams(records: [stream], mixer: mixer, followedOutput: followedOutput)
             } catch {
                 stream.close()
                 throw error
@@ -110,6 +117,12 @@ public final class PulseSystemAudioSource: AudioSource {
     /// Frames lost since `start()` because the consumer did not keep up (0 when it did).
     public var overrunFrameCount: Int {
         capture.overrunFrameCount
+    }
+
+    /// The monitor being recorded now (with `.defaultOutput` it changes when the default output does), or nil
+    /// when not capturing.
+    public var currentDeviceName: String? {
+        capture.current?.deviceName
     }
 
     /// What `start()` records: a monitor source, for errors a label, and the sink input for one application.
