@@ -12,7 +12,7 @@ import Foundation
 /// ```
 public struct LiveCaptureOptions: Sendable, Hashable {
     /// Seconds after which a capture that gets no audio, and no answer to the pings it sends the server every
-    /// quarter second, counts the server as frozen: it ends with `AudioDeviceError.serverNotResponding`, or
+    /// 0.1 s, counts the server as frozen: it ends with `AudioDeviceError.serverNotResponding`, or
     /// reconnects with `reconnects`. A server that answers is never a stall, so an idle output that is slow to
     /// deliver its first buffer, or a paused application, is not an error. Default 2.
     public var stallTimeout: TimeInterval
