@@ -75,7 +75,7 @@ public struct AudioDeviceList: Sendable, Hashable, Codable {
     public var outputs: [AudioDevice]
     /// The monitor of each output.
     public var monitors: [AudioDevice]
-    /// Applications playing now.
+    /// Applications playing to an output now.
     public var applications: [AudioApplication]
 
     /// A list; normally read from `AudioDevices.list()`.
@@ -139,7 +139,9 @@ public enum AudioDevices {
                         sampleRate: $0.sampleRate, isDefault: $0.name == server.defaultSinkName)
                 },
                 monitors: sourceDevices.filter { $0.kind == .monitor },
-                applications: inputs.map {
+                // PipeWire lists a new playback stream a few milliseconds before its session manager routes it to
+                // an output; until then it plays nowhere and is left out (PulseAudio routes it at creation).
+                applications: inputs.filter { sinkNames[$0.sink] != nil }.map {
                     AudioApplication(
                         id: Int($0.index), name: $0.applicationName, mediaName: $0.mediaName,
                         processID: $0.processID.map(Int.init), outputName: sinkNames[$0.sink] ?? "")
