@@ -14,6 +14,8 @@ import Foundation
 /// conversion is left to do. On the default input the capture follows the default: when the user picks another
 /// input, the server moves the stream and buffers keep coming, from the new device. A named input is pinned;
 /// when it goes away the stream ends with `AudioDeviceError.deviceDisappeared`, after the buffers already captured.
+/// A server that freezes ends the stream with `.serverNotResponding` after `options.stallTimeout`, one that stops
+/// with `.connectionLost`; with `options.reconnects` the capture connects again instead (see `LiveCaptureOptions`).
 ///
 /// Samples go from libpulse's capture thread into a lock-free ring and are delivered from a thread of the
 /// source's own, so the capture thread never waits for the consumer. When the consumer falls behind, audio is

@@ -11,7 +11,8 @@ import Foundation
 ///
 /// Capture goes through libpulse record streams on the output's monitor source; for one application the stream
 /// is tied to that application's playback stream (its sink input), so other applications are not heard.
-/// Delivery, format conversion and overrun counting work as in `PulseMicrophoneSource`.
+/// Delivery, format conversion, overrun counting and server faults (`LiveCaptureOptions`) work as in
+/// `PulseMicrophoneSource`.
 ///
 /// - Note: PulseAudio's null and idle outputs render in large blocks, so the first buffer may take up to 2 s to
 ///   arrive; audio played before it is not captured. Real outputs and PipeWire start within tens of milliseconds.
