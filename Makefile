@@ -18,14 +18,16 @@ demo: setup
 # PulseAudio daemon with virtual devices that scripts/with-pulse starts and stops. First the bench's unit tests
 # (scripts/benchkit: pure Python, no model, well under a second), which end with unittest's "OK"; then every Swift
 # suite but the live-microphone ones; then an app's package that depends on a tagged clone of this repository
-# (scripts/consumer-check); last the suites that play recordings into the virtual microphone, on their own, since
-# the audio layer's tests share the daemon's devices.
+# (scripts/consumer-check); then the suites that play recordings into the virtual microphone, on their own, since
+# the audio layer's tests share the daemon's devices; last the live-audio suites again (the audio layer's and the
+# live microphone's), against a private PipeWire that scripts/with-pipewire starts and stops.
 test: setup
 	python3 -m unittest discover -s scripts/benchkit -t scripts
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --skip LiveMicrophone
 	scripts/consumer-check
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter LiveMicrophone
+	scripts/with-pipewire $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter 'PulseAudioTests|LiveMicrophone'
 
 bench: setup
 	scripts/bench

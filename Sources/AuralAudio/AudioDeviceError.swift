@@ -21,6 +21,9 @@ public enum AudioDeviceError: Error, Sendable, Equatable {
     /// The server refused to record (an unsupported format, too many streams, a protocol error);
     /// `reason` is the server's error text.
     case streamFailed(device: String, reason: String)
+    /// The server stopped answering during a capture: no audio and no reply to the capture's pings for
+    /// `seconds` (`LiveCaptureOptions.stallTimeout`), as when it is frozen (stopped, hung, or starved of CPU).
+    case serverNotResponding(seconds: TimeInterval)
 }
 
 extension AudioDeviceError: LocalizedError {
@@ -37,6 +40,8 @@ extension AudioDeviceError: LocalizedError {
             return "The connection to the sound server was lost."
         case .streamFailed(let device, _):
             return "The sound server could not record from \"\(device)\"."
+        case .serverNotResponding:
+            return "The sound server stopped responding during the capture."
         }
     }
 
@@ -53,6 +58,8 @@ extension AudioDeviceError: LocalizedError {
             return reason
         case .streamFailed(_, let reason):
             return reason
+        case .serverNotResponding(let seconds):
+            return "For \(Self.format(seconds)) s the server delivered no audio and answered no request."
         }
     }
 
@@ -69,6 +76,12 @@ extension AudioDeviceError: LocalizedError {
             return "Check that the sound server is still running (pactl info) and start the capture again."
         case .streamFailed:
             return "Check the device with 'pactl list sources short', or try the default device."
+        case .serverNotResponding:
+            return "Check that the sound server is running and not suspended (pactl info), then start the capture again; with LiveCaptureOptions.reconnects the capture resumes by itself when the server answers again."
         }
+    }
+
+    private static func format(_ seconds: TimeInterval) -> String {
+        seconds == seconds.rounded() ? String(Int(seconds)) : String(format: "%.1f", seconds)
     }
 }

@@ -75,7 +75,7 @@ public struct AudioDeviceList: Sendable, Hashable, Codable {
     public var outputs: [AudioDevice]
     /// The monitor of each output.
     public var monitors: [AudioDevice]
-    /// Applications playing now.
+    /// Applications playing to an output now.
     public var applications: [AudioApplication]
 
     /// A list; normally read from `AudioDevices.list()`.
@@ -96,10 +96,22 @@ public struct AudioDeviceList: Sendable, Hashable, Codable {
 public enum AudioDevices {
     /// Lists inputs, outputs, monitors and playing applications, with the defaults marked.
     ///
-    /// Blocks for a few round trips to the server (milliseconds; at most 5 s when it does not answer).
+    /// Blocks for a few round trips to the server (milliseconds; at most 5 s when it does not answer). From async
+    /// code use `current`, which waits without blocking.
     /// - Throws: `AudioDeviceError.noSoundServer` when no server runs, `.connectionLost` when it stops answering.
     public static func list() throws(AudioDeviceError) -> AudioDeviceList {
         try list(server: nil)
+    }
+
+    /// What `list()` returns, read on a thread of its own: awaiting it never blocks a cooperative thread, however
+    /// long the server takes (at most 5 s when it does not answer).
+    /// - Throws: as `list()`.
+    public static var current: AudioDeviceList {
+        get async throws(AudioDeviceError) { try await current(server: nil) }
+    }
+
+    static func current(server: String?) async throws(AudioDeviceError) -> AudioDeviceList {
+        try await onOwnThread("AuralAudio devices") { () throws(AudioDeviceError) -> AudioDeviceList in try list(server: server) }
     }
 
     static func list(server: String?) throws(AudioDeviceError) -> AudioDeviceList {
@@ -127,7 +139,9 @@ public enum AudioDevices {
                         sampleRate: $0.sampleRate, isDefault: $0.name == server.defaultSinkName)
                 },
                 monitors: sourceDevices.filter { $0.kind == .monitor },
-                applications: inputs.map {
+                // PipeWire lists a new playback stream a few milliseconds before its session manager routes it to
+                // an output; until then it plays nowhere and is left out (PulseAudio routes it at creation).
+                applications: inputs.filter { sinkNames[$0.sink] != nil }.map {
                     AudioApplication(
                         id: Int($0.index), name: $0.applicationName, mediaName: $0.mediaName,
                         processID: $0.processID.map(Int.init), outputName: sinkNames[$0.sink] ?? "")

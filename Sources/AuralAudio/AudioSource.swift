@@ -65,3 +65,15 @@ public protocol AudioSource: AnyObject, Sendable {
     /// Stops delivery and finishes the stream returned by `start()`. Safe to call more than once, or before `start()`.
     func stop()
 }
+
+extension AudioSource {
+    /// Starts the source without blocking the caller: `start()` runs on a thread of its own while this awaits it,
+    /// so a sound server that is slow or frozen never holds one of Swift's cooperative threads (the
+    /// counterpart of ScreenCaptureKit's `startCapture()`). Throws what `start()` throws.
+    ///
+    /// - Note: Cancelling the calling task does not cut the connection attempt short; it ends within its bound
+    ///   (5 s for a live source).
+    public func startCapture() async throws -> AsyncThrowingStream<AudioBuffer, Error> {
+        try await onOwnThread("AuralAudio start") { [self] in try start() }
+    }
+}

@@ -58,8 +58,8 @@ public final class DeviceMonitor: Sendable {
 
     /// Connects and starts publishing, first the current default input.
     ///
-    /// Blocks for the connection (milliseconds; at most 5 s when the server does not answer). Starting again
-    /// stops the previous stream.
+    /// Blocks for the connection (milliseconds; at most 5 s when the server does not answer; `startMonitoring()`
+    /// waits without blocking). Starting again stops the previous stream.
     /// - Throws: `AudioDeviceError.noSoundServer` when no server runs.
     public func start() throws -> AsyncThrowingStream<AudioInputInfo, Error> {
         stop()
@@ -69,6 +69,13 @@ public final class DeviceMonitor: Sendable {
         continuation.onTermination = { _ in DispatchQueue.global().async { newWatcher.close() } }
         watcher.withLock { $0 = newWatcher }
         return stream
+    }
+
+    /// What `start()` does, on a thread of its own: awaiting it never blocks a cooperative thread while the
+    /// server connects (at most 5 s when it does not answer).
+    /// - Throws: as `start()`.
+    public func startMonitoring() async throws -> AsyncThrowingStream<AudioInputInfo, Error> {
+        try await onOwnThread("AuralAudio device monitor") { [self] in try start() }
     }
 
     /// Stops publishing and finishes the stream. Safe to call more than once, or before `start()`.

@@ -1,5 +1,6 @@
 import CPulse
 import Foundation
+import Synchronization
 
 /// One connection to the sound server: owns a libpulse threaded mainloop and its context, and frees both.
 ///
@@ -20,10 +21,16 @@ final class PulseContext: @unchecked Sendable {
     /// Called on the mainloop thread for each subscribed event: facility (`PA_SUBSCRIPTION_EVENT_SOURCE`, …),
     /// kind (`PA_SUBSCRIPTION_EVENT_NEW`, …) and the object's index.
     var onEvent: ((_ facility: UInt32, _ kind: UInt32, _ index: UInt32) -> Void)?
+    /// Whether a ping is waiting for its answer (lock held).
+    private var isPinging = false
+    /// When the server last answered a ping (or the connection became ready), in `DispatchTime` nanoseconds.
+    private let answered = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
+    /// The default output's name in the last answer to a ping (nil before one, or when there is none).
+    private let pingedDefaultSink = Mutex<String?>(nil)
 
     /// Connects to `server` (nil: the one libpulse finds through `PULSE_SERVER`, client.conf, or
-    /// `$XDG_RUNTIME_DIR/pulse/native`). Never spawns a server. Blocks until connected, at most `timeout`.
-    init(applicationName: String = "AuralKit", server: String? = nil) throws(AudioDeviceError) {
+    /// `$XDG_RUNTIME_DIR/pulse/native`). Never spawns a server. Blocks until connected, at most `timeout` seconds.
+    init(applicationName: String = "AuralKit", server: String? = nil, timeout: TimeInterval = PulseContext.timeout) throws(AudioDeviceError) {
         let serverDescription = server ?? Self.serverDescription
         guard let mainloop = pa_threaded_mainloop_new() else {
             throw .noSoundServer(server: serverDescription, reason: "libpulse could not create its mainloop")
@@ -46,16 +53,17 @@ final class PulseContext: @unchecked Sendable {
         } else if pa_threaded_mainloop_start(mainloop) < 0 {
             failure = .noSoundServer(server: serverDescription, reason: "libpulse could not start its thread")
         } else {
-            let ready = wait(timeout: Self.timeout) {
+            let ready = wait(timeout: timeout) {
                 let state = pa_context_get_state(context)
                 return state == PA_CONTEXT_READY || PA_CONTEXT_IS_GOOD(state) == 0
             }
             if !ready {
-                failure = .noSoundServer(server: serverDescription, reason: "it did not answer within \(Int(Self.timeout)) s")
+                failure = .noSoundServer(server: serverDescription, reason: "it did not answer within \(Int(timeout.rounded(.up))) s")
             } else if pa_context_get_state(context) != PA_CONTEXT_READY {
                 failure = .noSoundServer(server: serverDescription, reason: Self.errorText(pa_context_errno(context)))
             } else {
                 wasReady = true
+                answered.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
             }
         }
         pa_threaded_mainloop_unlock(mainloop)
@@ -153,6 +161,31 @@ final class PulseContext: @unchecked Sendable {
             throw .connectionLost(reason: "Subscribing to device events failed: \(lastError).")
         }
     }
+
+    /// Asks the server a question it answers at once (its info), unless an earlier one is still unanswered; the
+    /// answer updates `lastAnswer`. Never waits; call with the lock held.
+    func ping() {
+        guard let context, !isPinging, isConnected else { return }
+        let operation = pa_context_get_server_info(context, { _, info, userdata in
+            let pulseContext = PulseContext.from(userdata)
+            pulseContext.isPinging = false
+            guard let info else { return }
+            let defaultSink = PulseServerRecord(info.pointee).defaultSinkName
+            pulseContext.pingedDefaultSink.withLock { $0 = defaultSink }
+            pulseContext.answered.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
+        }, Unmanaged.passUnretained(self).toOpaque())
+        guard let operation else { return }
+        isPinging = true
+        pa_operation_unref(operation)
+    }
+
+    /// When the server last answered a `ping()` (or the connection became ready), in `DispatchTime` nanoseconds.
+    /// Safe from any thread.
+    var lastAnswer: UInt64 { answered.load(ordering: .relaxed) }
+
+    /// The default output as the last answer to a `ping()` named it: nil before the first answer, or when the
+    /// server has no output. Safe from any thread.
+    var defaultSinkName: String? { pingedDefaultSink.withLock { $0 } }
 
     /// Whether the connection is still up; call with the lock held.
     var isConnected: Bool {

@@ -14,6 +14,8 @@ import Foundation
 /// conversion is left to do. On the default input the capture follows the default: when the user picks another
 /// input, the server moves the stream and buffers keep coming, from the new device. A named input is pinned;
 /// when it goes away the stream ends with `AudioDeviceError.deviceDisappeared`, after the buffers already captured.
+/// A server that freezes ends the stream with `.serverNotResponding` after `options.stallTimeout`, one that stops
+/// with `.connectionLost`; with `options.reconnects` the capture connects again instead (see `LiveCaptureOptions`).
 ///
 /// Samples go from libpulse's capture thread into a lock-free ring and are delivered from a thread of the
 /// source's own, so the capture thread never waits for the consumer. When the consumer falls behind, audio is
@@ -23,35 +25,41 @@ public final class PulseMicrophoneSource: AudioSource {
     public let deviceName: String?
     /// The format buffers are delivered in.
     public let format: AudioFormat
+    /// How the capture copes with a server that freezes or restarts.
+    public let options: LiveCaptureOptions
     private let capture = PulseCaptureSlot()
     /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
     let server: String?
 
     /// A source for the input named `deviceName` (nil: the default input, following changes of the default),
-    /// delivering `format` (default: 16 kHz mono, what the engine takes).
-    public convenience init(deviceName: String? = nil, format: AudioFormat = .whisper) {
-        self.init(deviceName: deviceName, format: format, server: nil)
+    /// delivering `format` (default: 16 kHz mono, what the engine takes), coping with server faults as `options`
+    /// says (default: a frozen server ends the stream after 2 s; no reconnecting).
+    public convenience init(deviceName: String? = nil, format: AudioFormat = .whisper, options: LiveCaptureOptions = .init()) {
+        self.init(deviceName: deviceName, format: format, options: options, server: nil)
     }
 
-    init(deviceName: String?, format: AudioFormat, server: String?) {
+    init(deviceName: String?, format: AudioFormat, options: LiveCaptureOptions = .init(), server: String?) {
         self.deviceName = deviceName
         self.format = format
+        self.options = options
         self.server = server
     }
 
     /// Connects to the sound server and starts recording.
     ///
-    /// Blocks for the round trips to the server (a few milliseconds; at most 5 s when the server does not answer).
+    /// Blocks for the round trips to the server (a few milliseconds; at most 5 s when the server does not answer);
+    /// from async code, `startCapture()` waits for them on a thread of its own instead.
     /// Starting again stops the previous capture first, which finishes its stream.
     /// - Throws: `AudioDeviceError.noSoundServer`, `.deviceNotFound`, `.streamFailed`.
     public func start() throws -> AsyncThrowingStream<AudioBuffer, Error> {
         stop()
         let deviceName = self.deviceName
         let format = self.format
-        let newCapture = try PulseCapture(format: format, server: server) { context, ring, signal throws(AudioDeviceError) in
-            [try PulseRecordStream(
+        let newCapture = try PulseCapture(format: format, server: server, options: options) { context, ring, signal throws(AudioDeviceError) in
+            let stream = try PulseRecordStream(
                 context: context, name: "AuralKit microphone", format: format, device: deviceName,
-                label: deviceName ?? "default input", ring: ring, signal: signal)]
+                label: deviceName ?? "default input", ring: ring, signal: signal)
+            return PulseCapture.Streams(records: [stream], mixer: nil, followedOutput: nil)
         }
         return capture.start(newCapture)
     }

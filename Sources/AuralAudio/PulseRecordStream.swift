@@ -1,5 +1,6 @@
 import CPulse
 import Foundation
+import Synchronization
 
 /// One libpulse record stream (`pa_stream*`): float32 samples from a source, or from one sink input's share of
 /// a monitor, written into a `SampleRing` by the read callback on the mainloop thread.
@@ -13,6 +14,9 @@ final class PulseRecordStream: @unchecked Sendable {
         case deviceDisappeared
         /// What it monitored (one application's playback) finished: a normal end.
         case finished
+        /// It records the default output's monitor, and the capture moves to the next default: not an end, only
+        /// `wasKilled` is set (and the delivery thread woken).
+        case followsDefault
     }
 
     /// Fragment the server is asked to deliver, in seconds: small enough for live transcription, large enough
@@ -29,6 +33,7 @@ final class PulseRecordStream: @unchecked Sendable {
     private var stream: OpaquePointer?
     private var isReady = false
     private var hasEnded = false
+    private let killed = Atomic<Bool>(false)
 
     /// Opens the stream and waits until the server has accepted it (at most `PulseContext.timeout`).
     ///
@@ -106,6 +111,9 @@ final class PulseRecordStream: @unchecked Sendable {
         }
     }
 
+    /// Whether the server killed a `.followsDefault` stream (its output went away). Safe from any thread.
+    var wasKilled: Bool { killed.load(ordering: .acquiring) }
+
     /// Disconnects and frees the stream; no callback runs afterwards. Safe to call more than once; not from a callback.
     func close() {
         context.withLock {
@@ -142,6 +150,10 @@ final class PulseRecordStream: @unchecked Sendable {
         let error: AudioDeviceError?
         if !context.isConnected {
             error = .connectionLost(reason: "The server closed the connection: \(context.lastError).")
+        } else if killMeaning == .followsDefault {
+            killed.store(true, ordering: .releasing)
+            signal.wake()
+            return
         } else if state == PA_STREAM_TERMINATED || killMeaning == .finished {
             error = nil
         } else {

@@ -11,14 +11,17 @@ import Foundation
 ///
 /// Capture goes through libpulse record streams on the output's monitor source; for one application the stream
 /// is tied to that application's playback stream (its sink input), so other applications are not heard.
-/// Delivery, format conversion and overrun counting work as in `PulseMicrophoneSource`.
+/// Delivery, format conversion, overrun counting and server faults (`LiveCaptureOptions`) work as in
+/// `PulseMicrophoneSource`.
 ///
 /// - Note: PulseAudio's null and idle outputs render in large blocks, so the first buffer may take up to 2 s to
 ///   arrive; audio played before it is not captured. Real outputs and PipeWire start within tens of milliseconds.
 public final class PulseSystemAudioSource: AudioSource {
     /// Which playback to capture.
     public enum Target: Sendable, Hashable {
-        /// Everything the default output plays (the default output when `start()` is called).
+        /// Everything the default output plays. When the user picks another default output (or the default one
+        /// goes away), the capture moves to the new default within about 0.1 s and buffers keep coming; audio
+        /// the new output plays before the move is not captured.
         case defaultOutput
         /// Everything the output with this name plays (`AudioDevice.name` of an output, or of its monitor).
         case output(name: String)
@@ -34,6 +37,8 @@ public final class PulseSystemAudioSource: AudioSource {
     /// Whether this process's own playback is left out of an output's capture (as ScreenCaptureKit's
     /// `excludesCurrentProcessAudio`); see `init(target:format:excludesCurrentProcessAudio:)`.
     public let excludesCurrentProcessAudio: Bool
+    /// How the capture copes with a server that freezes or restarts.
+    public let options: LiveCaptureOptions
     private let capture = PulseCaptureSlot()
     /// The server to use instead of the one libpulse finds (tests point this at a server they stop).
     let server: String?
@@ -46,15 +51,20 @@ public final class PulseSystemAudioSource: AudioSource {
     /// captured separately and mixed, instead of the output's monitor; this process's playback streams
     /// (found by `application.process.id`) are left out, including ones it opens during the capture.
     /// An application that starts playing during the capture is mixed in from when its stream is picked up
-    /// (a few milliseconds after it starts). It has no effect with `.application`.
-    public convenience init(target: Target = .defaultOutput, format: AudioFormat = .whisper, excludesCurrentProcessAudio: Bool = false) {
-        self.init(target: target, format: format, excludesCurrentProcessAudio: excludesCurrentProcessAudio, server: nil)
+    /// (a few milliseconds after it starts). It has no effect with `.application`. `options` says how the
+    /// capture copes with server faults (default: a frozen server ends the stream after 2 s; no reconnecting).
+    public convenience init(
+        target: Target = .defaultOutput, format: AudioFormat = .whisper, excludesCurrentProcessAudio: Bool = false,
+        options: LiveCaptureOptions = .init()
+    ) {
+        self.init(target: target, format: format, excludesCurrentProcessAudio: excludesCurrentProcessAudio, options: options, server: nil)
     }
 
     init(
-        target: Target, format: AudioFormat, excludesCurrentProcessAudio: Bool, server: String?,
-        additionalExcludedProcessIDs: Set<Int32> = []
+        target: Target, format: AudioFormat, excludesCurrentProcessAudio: Bool, options: LiveCaptureOptions = .init(),
+        server: String?, additionalExcludedProcessIDs: Set<Int32> = []
     ) {
+        self.options = options
         self.additionalExcludedProcessIDs = additionalExcludedProcessIDs
         self.target = target
         self.format = format
@@ -64,26 +74,37 @@ public final class PulseSystemAudioSource: AudioSource {
 
     /// Connects to the sound server, finds the output (or application) and starts capturing.
     ///
-    /// Blocks for the round trips to the server (a few milliseconds; at most 5 s when the server does not answer).
+    /// Blocks for the round trips to the server (a few milliseconds; at most 5 s when the server does not answer);
+    /// from async code, `startCapture()` waits for them on a thread of its own instead.
     /// Starting again stops the previous capture first.
     /// - Throws: `AudioDeviceError.noSoundServer`, `.deviceNotFound`, `.streamFailed`.
     public func start() throws -> AsyncThrowingStream<AudioBuffer, Error> {
         stop()
         let target = self.target
         let format = self.format
-        var resolved: Plan?
-        let newCapture = try PulseCapture(format: format, server: server) { context, ring, signal throws(AudioDeviceError) in
+        let excluded = excludedProcessIDs
+        // Run again after a reconnect: the output (or application) is looked up anew on the new connection.
+        let newCapture = try PulseCapture(format: format, server: server, options: options) { context, ring, signal throws(AudioDeviceError) in
             let plan = try context.withLock { () throws(AudioDeviceError) -> Plan in try Self.resolve(target, in: context) }
-            resolved = plan
-            return [try PulseRecordStream(
+            let follows = target == .defaultOutput
+            let stream = try PulseRecordStream(
                 context: context, name: "AuralKit system audio", format: format, device: plan.monitor, label: plan.label,
-                sinkInput: plan.sinkInput, killMeaning: plan.sinkInput == nil ? .deviceDisappeared : .finished,
-                ring: ring, signal: signal)]
-        }
-        if let plan = resolved, plan.sinkInput == nil, !excludedProcessIDs.isEmpty {
-            newCapture.mixer = try PlaybackMixer(
-                context: newCapture.context, format: format, sinkIndex: plan.sinkIndex, monitorName: plan.monitor,
-                excluding: excludedProcessIDs, wake: newCapture.signal)
+                sinkInput: plan.sinkInput,
+                killMeaning: follows ? .followsDefault : plan.sinkInput == nil ? .deviceDisappeared : .finished,
+                ring: ring, signal: signal)
+            let followedOutput = follows ? plan.label : nil
+            guard plan.sinkInput == nil, !excluded.isEmpty else {
+                return PulseCapture.Streams(records: [stream], mixer: nil, followedOutput: followedOutput)
+            }
+            do throws(AudioDeviceError) {
+                let mixer = try PlaybackMixer(
+                    context: context, format: format, sinkIndex: plan.sinkIndex, monitorName: plan.monitor, excluding: excluded,
+                    wake: signal)
+                return PulseCapture.Streams(records: [stream], mixer: mixer, followedOutput: followedOutput)
+            } catch {
+                stream.close()
+                throw error
+            }
         }
         return capture.start(newCapture)
     }
@@ -97,6 +118,12 @@ public final class PulseSystemAudioSource: AudioSource {
     /// Frames lost since `start()` because the consumer did not keep up (0 when it did).
     public var overrunFrameCount: Int {
         capture.overrunFrameCount
+    }
+
+    /// The monitor being recorded now (with `.defaultOutput` it changes when the default output does), or nil
+    /// when not capturing.
+    public var currentDeviceName: String? {
+        capture.current?.deviceName
     }
 
     /// What `start()` records: a monitor source, for errors a label, and the sink input for one application.

@@ -10,6 +10,7 @@ struct AudioDeviceErrorTests {
         .deviceDisappeared(name: "alsa_input.usb-mic"),
         .connectionLost(reason: "The server closed the connection: Connection terminated."),
         .streamFailed(device: "alsa_input.usb-mic", reason: "Invalid argument"),
+        .serverNotResponding(seconds: 2),
     ]
 
     @Test("every case has a description, a failure reason and a recovery suggestion", arguments: allCases)
@@ -33,6 +34,9 @@ struct AudioDeviceErrorTests {
                 #expect(error.recoverySuggestion?.contains("pipewire-pulse") == true)
             case .connectionLost(let reason):
                 #expect(error.failureReason == reason)
+            case .serverNotResponding(let seconds):
+                #expect(error.failureReason?.contains("\(Int(seconds)) s") == true)
+                #expect(error.recoverySuggestion?.contains("reconnects") == true)
             }
         }
     }

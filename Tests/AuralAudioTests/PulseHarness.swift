@@ -117,12 +117,16 @@ enum PulseHarness {
         return true
     }
 
-    /// A second, private PulseAudio daemon that a test may stop: returns its server address and process.
-    static func startExtraDaemon() async throws -> (server: String, process: Process, directory: URL) {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("auralkit-extra-\(UUID().uuidString)")
+    /// A second, private PulseAudio daemon that a test may stop: returns its server address and process. Given the
+    /// `directory` of one that was killed, starts a new daemon there, on the same socket (a restart).
+    static func startExtraDaemon(in existing: URL? = nil) async throws -> (server: String, process: Process, directory: URL) {
+        let directory = existing
+            ?? FileManager.default.temporaryDirectory.appendingPathComponent("auralkit-extra-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("run/pulse"), withIntermediateDirectories: true)
         try FileManager.default.createDirectory(at: directory.appendingPathComponent("home"), withIntermediateDirectories: true)
         let socket = directory.appendingPathComponent("run/pulse/native").path
+        // A killed daemon leaves its socket file behind; the new one must not be mistaken for ready.
+        try? FileManager.default.removeItem(atPath: socket)
         let config = """
             load-module module-native-protocol-unix auth-anonymous=1 socket=\(socket)
             load-module module-null-sink sink_name=extra_speaker rate=16000 channels=1 format=s16le

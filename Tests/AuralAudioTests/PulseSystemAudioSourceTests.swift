@@ -130,5 +130,55 @@ extension PulseAudioTests {
             #expect(recording.error as? AudioDeviceError == .deviceDisappeared(name: "speaker_gone"))
             #expect(recording.frameCount > 0)
         }
+
+        @Test("a capture of the default output moves to a new default, and on when that one goes away")
+        func followsTheDefaultOutput() async throws {
+            try PulseHarness.requirePrivateDaemon()
+            let module = try PulseHarness.load("module-null-sink", "sink_name=speaker_two", "rate=16000", "channels=1", "format=s16le")
+            let keeper = try PulseHarness.keeper(on: "speaker_two.monitor")
+            defer {
+                PulseHarness.kill(keeper)
+                _ = try? PulseHarness.pactl("set-default-sink", "virt_speaker")
+                PulseHarness.unload(module)
+            }
+            let speaker = PulseSystemAudioSource()
+            let recording = Recording(try speaker.start())
+            // An idle null sink renders 2 s at a time, and longer while the engine's tests load both cores.
+            try #require(await recording.waitForFrames(1, timeout: 15))
+            #expect(speaker.currentDeviceName == "virt_speaker.monitor")
+
+            try PulseHarness.pactl("set-default-sink", "speaker_two")
+            let switched = Date()
+            let moved = await PulseHarness.eventually(timeout: 2) { speaker.currentDeviceName == "speaker_two.monitor" }
+            print("default output follow: moved after \(Int(Date().timeIntervalSince(switched) * 1000)) ms")
+            try #require(moved, "the capture did not move to the new default output")
+            let framesBeforePlaying = recording.frameCount
+            let player = try PulseHarness.play(Fixtures.audio("beckett.wav"), device: "speaker_two")
+            #expect(await PulseHarness.wait(for: player, timeout: 20))
+            try await Task.sleep(for: .milliseconds(400))
+            #expect(!recording.isFinished, "the stream ended when the default output changed")
+            let afterMove = Array(recording.samples[framesBeforePlaying...])
+            let reference = try ReferenceWAV.read(Fixtures.audio("beckett.wav")).samples
+            let alignment = Correlation.align(afterMove, with: reference, rate: 16_000, minimumOverlap: reference.count / 2)
+            print("default output follow: NCC \(alignment.ncc) over \(alignment.overlap) samples, worst window \(alignment.worstWindow)")
+            #expect(alignment.ncc >= 0.99)
+            // One 20-ms fragment may fall outside the overlap: the capture runs on while this is measured.
+            #expect(alignment.overlap >= reference.count * 99 / 100)
+
+            // The new default goes away: the server names another default, and the capture moves there.
+            PulseHarness.kill(keeper)
+            PulseHarness.unload(module)
+            let movedOn = await PulseHarness.eventually(timeout: 3) {
+                speaker.currentDeviceName != nil && speaker.currentDeviceName != "speaker_two.monitor"
+            }
+            #expect(movedOn, "the capture did not move on when its default output went away")
+            let framesAfterRemoval = recording.frameCount
+            #expect(await recording.waitForFrames(framesAfterRemoval + 1_600, timeout: 15), "no audio after the move")
+            #expect(!recording.isFinished, "the stream ended: \(String(describing: recording.error))")
+            speaker.stop()
+            #expect(await recording.waitForEnd(timeout: 3))
+            #expect(recording.error == nil)
+            Helpers.expectContiguous(recording.buffers)
+        }
     }
 }

@@ -113,6 +113,10 @@ struct ErrorMappingTests {
         (AudioDeviceError.deviceDisappeared(name: "usb"), .audioDeviceUnavailable(name: "usb")),
         (AudioDeviceError.connectionLost(reason: "server exited"), .soundServerUnavailable(reason: "server exited")),
         (
+            AudioDeviceError.serverNotResponding(seconds: 2),
+            .soundServerUnavailable(reason: "For 2 s the server delivered no audio and answered no request.")
+        ),
+        (
             CocoaError(.fileReadNoPermission),
             .transcriptionFailed(reason: CocoaError(.fileReadNoPermission).localizedDescription)
         ),

@@ -103,6 +103,8 @@ extension SpeechSessionError {
             .soundServerUnavailable(reason: error.failureReason ?? "")
         case .connectionLost(let reason):
             .soundServerUnavailable(reason: reason)
+        case .serverNotResponding:
+            .soundServerUnavailable(reason: error.failureReason ?? "")
         case .deviceNotFound(let name), .deviceDisappeared(let name), .streamFailed(let name, _):
             .audioDeviceUnavailable(name: name)
         }
