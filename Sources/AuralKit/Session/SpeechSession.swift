@@ -137,7 +137,8 @@ public final class SpeechSession {
             let monitor = DeviceMonitor()
             let task = Task.detached {
                 do {
-                    for try await info in try monitor.start() { continuation.yield(info) }
+                    // startMonitoring connects on a thread of its own: a slow sound server holds no cooperative thread.
+                    for try await info in try await monitor.startMonitoring() { continuation.yield(info) }
                 } catch {
                     continuation.yield(nil)
                 }

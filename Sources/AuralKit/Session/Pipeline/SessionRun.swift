@@ -40,7 +40,8 @@ final class SessionRun: Sendable {
             let source = makeSource()
             let buffers: AsyncThrowingStream<AudioBuffer, Error>
             do {
-                buffers = try source.start()
+                // Connecting to the sound server happens on a thread of its own, never on the cooperative pool.
+                buffers = try await source.startCapture()
             } catch {
                 failResume(error)
                 throw error
