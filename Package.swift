@@ -6,6 +6,7 @@ let package = Package(
     platforms: [.macOS(.v14)],
     products: [
         .library(name: "AuralKit", targets: ["AuralKit"]),
+        .library(name: "AuralHistory", targets: ["AuralHistory"]),
         .library(name: "AuralWhisper", targets: ["AuralWhisper"]),
         .library(name: "AuralAudio", targets: ["AuralAudio"]),
         .library(name: "AuralVAD", targets: ["AuralVAD"]),
@@ -27,8 +28,10 @@ let package = Package(
             dependencies: ["CZlib", "CKernels", "AuralVAD"]
         ),
         .target(name: "AuralAudio", dependencies: ["CFFmpeg", "CPulse"]),
-        .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio", "AuralVAD", "CSQLite"]),
-        .executableTarget(name: "aural", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio", "AuralVAD"]),
+        .target(name: "AuralKit", dependencies: ["AuralWhisper", "AuralAudio", "AuralVAD"]),
+        // Transcript history in SQLite (TranscriptStore), apart so that apps without history do not link libsqlite3.
+        .target(name: "AuralHistory", dependencies: ["AuralKit", "AuralWhisper", "CSQLite"]),
+        .executableTarget(name: "aural", dependencies: ["AuralKit", "AuralHistory", "AuralWhisper", "AuralAudio", "AuralVAD"]),
         // The live transcription benchmark (scripts/live-bench).
         .executableTarget(name: "aural-live-bench", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio"], path: "Sources/LiveBench"),
         // SileroVAD's speed on one thread (scripts/vad-bench).
@@ -39,7 +42,8 @@ let package = Package(
         .testTarget(name: "AuralVADTests", dependencies: ["AuralVAD", "CKernels", "AuralAudio", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio", "TestSupport"]),
         .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"], exclude: ["Snapshots"]),
-        .testTarget(name: "AuralCLITests", dependencies: ["aural", "AuralKit", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "AuralHistoryTests", dependencies: ["AuralHistory", "AuralKit", "AuralWhisper", "TestSupport"]),
+        .testTarget(name: "AuralCLITests", dependencies: ["aural", "AuralKit", "AuralHistory", "TestSupport"], exclude: ["Snapshots"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -1,3 +1,4 @@
+import AuralHistory
 import AuralKit
 import AuralWhisper
 import Foundation

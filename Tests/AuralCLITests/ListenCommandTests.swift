@@ -1,3 +1,4 @@
+@testable import AuralHistory
 @testable import AuralKit
 import Foundation
 import TestSupport

@@ -1,3 +1,4 @@
+import AuralHistory
 import AuralAudio
 import AuralKit
 import AuralVAD

@@ -1,3 +1,4 @@
+import AuralKit
 /// The history database's schema: ordered migrations, the database's version in `PRAGMA user_version`.
 ///
 /// Migration `n` takes a database at version `n - 1` to version `n`; a new database runs them all. Migrations are

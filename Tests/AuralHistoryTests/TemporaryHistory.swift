@@ -1,3 +1,4 @@
+@testable import AuralHistory
 import Foundation
 
 /// A fresh folder for one test's history database, removed when the value goes away.

@@ -1,3 +1,4 @@
+import AuralKit
 import Foundation
 
 extension TranscriptStore {
@@ -22,8 +23,8 @@ extension TranscriptStore {
                 let session = try sessions[id] ?? Self.session(SessionID(rawValue: id), connection: connection)
                 sessions[id] = session
                 let (plain, matches) = Self.unmark(row.text(3) ?? "")
-                let start = CMTime(seconds: row.real(1) ?? 0, preferredTimescale: Int32(CMTime.samplesPerSecond))
-                let end = CMTime(seconds: row.real(2) ?? 0, preferredTimescale: Int32(CMTime.samplesPerSecond))
+                let start = CMTime(seconds: row.real(1) ?? 0, preferredTimescale: Int32(historyTimescale))
+                let end = CMTime(seconds: row.real(2) ?? 0, preferredTimescale: Int32(historyTimescale))
                 return SearchHit(
                     session: session, range: CMTimeRange(start: start, end: max(start, end)), text: plain, matches: matches)
             }

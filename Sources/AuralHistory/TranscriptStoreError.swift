@@ -1,3 +1,4 @@
+import AuralKit
 import CSQLite
 import Foundation
 

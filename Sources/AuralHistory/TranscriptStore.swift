@@ -1,3 +1,4 @@
+import AuralKit
 import AuralWhisper
 import Foundation
 import Synchronization

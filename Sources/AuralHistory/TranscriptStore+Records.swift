@@ -1,3 +1,4 @@
+import AuralKit
 import AuralWhisper
 import Foundation
 
@@ -164,7 +165,7 @@ struct StoredResult: Sendable {
     }
 
     private static func time(_ seconds: Double) -> CMTime {
-        CMTime(seconds: seconds, preferredTimescale: Int32(CMTime.samplesPerSecond))
+        CMTime(seconds: seconds, preferredTimescale: Int32(historyTimescale))
     }
 }
 
@@ -217,3 +218,6 @@ struct EngineDetails: Codable, Sendable {
     var compressionRatio: Double
     var noSpeechProb: Double
 }
+
+/// The timescale of stored times read back as `CMTime`: 16 kHz samples, the session's own.
+let historyTimescale = 16_000
