@@ -91,6 +91,26 @@ enum HistoryCommand {
         }
     }
 
+    /// Runs `body` on the session `ID` names, for the subcommands about one session: a bad ID is a usage error, a
+    /// missing database or session is `sessionNotFound`, and every error is reported (exit status 1).
+    private static func withSession(
+        _ parsed: ParsedArguments, command: CommandSpec,
+        _ body: (TranscriptStore, TranscriptStore.SessionID) throws -> Int32
+    ) -> Int32 {
+        guard let id = sessionID(parsed, command: command) else { return UsageError.exitCode }
+        let (store, status) = open(parsed)
+        do {
+            guard let store else {
+                if status == 0 { throw TranscriptStoreError.sessionNotFound(id) }
+                return status
+            }
+            return try body(store, id)
+        } catch {
+            report(error)
+            return 1
+        }
+    }
+
     /// The session number in `ID`, or a usage error.
     private static func sessionID(_ parsed: ParsedArguments, command: CommandSpec) -> TranscriptStore.SessionID? {
         let text = parsed.positional("ID")!
@@ -131,13 +151,7 @@ enum HistoryCommand {
     }
 
     @Sendable static func runShow(_ parsed: ParsedArguments) async -> Int32 {
-        guard let id = sessionID(parsed, command: show) else { return UsageError.exitCode }
-        let (store, status) = open(parsed)
-        do {
-            guard let store else {
-                if status == 0 { throw TranscriptStoreError.sessionNotFound(id) }
-                return status
-            }
+        withSession(parsed, command: show) { store, id in
             let transcript = try store.transcript(id)
             let session = transcript.session
             var lines = [
@@ -157,9 +171,6 @@ enum HistoryCommand {
             }
             print(lines.joined(separator: "\n"))
             return 0
-        } catch {
-            report(error)
-            return 1
         }
     }
 
@@ -194,14 +205,8 @@ enum HistoryCommand {
     }
 
     @Sendable static func runExport(_ parsed: ParsedArguments) async -> Int32 {
-        guard let id = sessionID(parsed, command: export) else { return UsageError.exitCode }
         let format = parsed.string("format").flatMap(TranscriptFormat.init(rawValue:)) ?? .txt
-        let (store, status) = open(parsed)
-        do {
-            guard let store else {
-                if status == 0 { throw TranscriptStoreError.sessionNotFound(id) }
-                return status
-            }
+        return withSession(parsed, command: export) { store, id in
             let transcript = try store.transcript(id)
             let rendered = format.writer.render(segments: transcript.segments, info: transcript.info)
             if let output = parsed.string("output"), output != "-" {
@@ -216,26 +221,14 @@ enum HistoryCommand {
                 print(rendered, terminator: rendered.hasSuffix("\n") ? "" : "\n")
             }
             return 0
-        } catch {
-            report(error)
-            return 1
         }
     }
 
     @Sendable static func runDelete(_ parsed: ParsedArguments) async -> Int32 {
-        guard let id = sessionID(parsed, command: delete) else { return UsageError.exitCode }
-        let (store, status) = open(parsed)
-        do {
-            guard let store else {
-                if status == 0 { throw TranscriptStoreError.sessionNotFound(id) }
-                return status
-            }
+        withSession(parsed, command: delete) { store, id in
             try store.delete(id)
             print("Deleted session \(id).")
             return 0
-        } catch {
-            report(error)
-            return 1
         }
     }
 

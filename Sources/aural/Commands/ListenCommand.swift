@@ -120,7 +120,7 @@ enum ListenCommand {
     }
 
     /// The audio source for `capture`, measured by `meter`. Resolves an application's name to its playback now.
-    static func source(for capture: Capture, meter: AudioMeter) throws -> MeteredSource {
+    static func source(for capture: Capture, meter: AudioMeter) async throws -> MeteredSource {
         switch capture {
         case .microphone(let device):
             return MeteredSource(meter: meter) { PulseMicrophoneSource(deviceName: device) }
@@ -130,14 +130,15 @@ enum ListenCommand {
                 PulseSystemAudioSource(target: target, excludesCurrentProcessAudio: excludingSelf)
             }
         case .application(let name):
-            let id = try applicationID(named: name)
+            let id = try await applicationID(named: name)
             return MeteredSource(meter: meter) { PulseSystemAudioSource(target: .application(id: id)) }
         }
     }
 
     /// The playing application called `name` (case-insensitive; or its id as `aural devices --applications` shows).
-    static func applicationID(named name: String) throws -> Int {
-        let applications = try AudioDevices.list().applications
+    static func applicationID(named name: String) async throws -> Int {
+        // Listed on a thread of its own: a slow sound server does not hold the main actor.
+        let applications = try await AudioDevices.current.applications
         let bare = name.hasPrefix("#") ? String(name.dropFirst()) : name
         if let id = Int(bare), applications.contains(where: { $0.id == id }) { return id }
         if let match = applications.first(where: { $0.name.caseInsensitiveCompare(name) == .orderedSame })
@@ -191,7 +192,7 @@ final class ListenRun {
     func run() async -> Int32 {
         let source: MeteredSource
         do {
-            source = try ListenCommand.source(for: options.capture, meter: meter)
+            source = try await ListenCommand.source(for: options.capture, meter: meter)
         } catch {
             report(error)
             return 1
