@@ -12,6 +12,102 @@
 #define CK_MADD(s, a, b) ((ck_v8)_mm256_fmadd_ps((a), (b), (s)))
 #define CK_LOAD_F16(p) ((ck_v8)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p))))
 #define CK_F16(h) _cvtsh_ss(h)
+#define CK_X86_INT8 1
 
 #include "kernels_body.h"
+#endif
+
+#if defined(__x86_64__)
+// MARK: - int8 products with AVX-512 VNNI (Intel Cascade Lake, Ice Lake, Sapphire Rapids; AMD Zen 4)
+
+#define CK_VNNI __attribute__((target("avx512f,avx512bw,avx512vl,avx512dq,avx512vnni")))
+
+/// acc plus Σᵢ x[i]·w[i] over 64 bytes, x unsigned (the activations offset by 128), w signed.
+static inline __attribute__((always_inline)) CK_VNNI __m512i ck_vnni_step(__m512i acc, const uint8_t *x, const int8_t *w) {
+    return _mm512_dpbusd_epi32(acc, _mm512_loadu_si512((const void *)x), _mm512_loadu_si512((const void *)w));
+}
+
+CK_VNNI static int32_t ck_vnni_tail(const uint8_t *x, const int8_t *w, ptrdiff_t from, ptrdiff_t k) {
+    int32_t total = 0;
+    for (ptrdiff_t i = from; i < k; i++) total += (int32_t)x[i] * w[i];
+    return total;
+}
+
+CK_VNNI static void ck_vnni_store(float *c, ptrdiff_t ldc, int row, ptrdiff_t o, int32_t sum, const float *a_steps,
+                                  const float *b_steps, const int32_t *b_sums, float alpha, float beta) {
+    float value = (float)(sum - 128 * b_sums[o]) * (a_steps[row] * b_steps[o]);
+    float *target = c + row * ldc + o;
+    *target = beta == 0 ? alpha * value : alpha * value + beta * *target;
+}
+
+/// All m (2…8) activation rows against two weight rows a pass: 2·m sums in registers (of AVX-512's 32), each
+/// weight vector loaded once per pass. m is a constant at each call, so the loops over rows unroll.
+static inline __attribute__((always_inline)) CK_VNNI void ck_vnni_rows(
+    int m, ptrdiff_t first, ptrdiff_t last, ptrdiff_t k, const uint8_t *a, ptrdiff_t lda, const float *a_steps,
+    const int8_t *b, ptrdiff_t ldb, const float *b_steps, const int32_t *b_sums, float *c, ptrdiff_t ldc, float alpha,
+    float beta) {
+    ptrdiff_t k64 = k / 64 * 64;
+    for (ptrdiff_t o = first; o < last; o += 2) {
+        int pair = o + 1 < last;
+        const int8_t *w0 = b + o * ldb;
+        const int8_t *w1 = pair ? w0 + ldb : w0;
+        __m512i s[8], t[8];
+        for (int r = 0; r < m; r++) s[r] = t[r] = _mm512_setzero_si512();
+        for (ptrdiff_t i = 0; i < k64; i += 64) {
+            __m512i u = _mm512_loadu_si512((const void *)(w0 + i)), v = _mm512_loadu_si512((const void *)(w1 + i));
+            for (int r = 0; r < m; r++) {
+                __m512i y = _mm512_loadu_si512((const void *)(a + r * lda + i));
+                s[r] = _mm512_dpbusd_epi32(s[r], y, u);
+                t[r] = _mm512_dpbusd_epi32(t[r], y, v);
+            }
+        }
+        for (int r = 0; r < m; r++) {
+            const uint8_t *x = a + r * lda;
+            ck_vnni_store(c, ldc, r, o, _mm512_reduce_add_epi32(s[r]) + ck_vnni_tail(x, w0, k64, k), a_steps, b_steps,
+                          b_sums, alpha, beta);
+            if (pair)
+                ck_vnni_store(c, ldc, r, o + 1, _mm512_reduce_add_epi32(t[r]) + ck_vnni_tail(x, w1, k64, k), a_steps,
+                              b_steps, b_sums, alpha, beta);
+        }
+    }
+}
+
+CK_VNNI void ck_skinny_i8_vnni(ptrdiff_t first, ptrdiff_t last, int m, ptrdiff_t k, const uint8_t *a, ptrdiff_t lda,
+                               const float *a_steps, const int8_t *b, ptrdiff_t ldb, const float *b_steps,
+                               const int32_t *b_sums, float *c, ptrdiff_t ldc, float alpha, float beta) {
+    ptrdiff_t k64 = k / 64 * 64;
+    if (m == 1) {
+        for (ptrdiff_t o = first; o < last; o += 4) {
+            int count = last - o < 4 ? (int)(last - o) : 4;
+            const int8_t *w0 = b + o * ldb;
+            const int8_t *w1 = count > 1 ? w0 + ldb : w0;
+            const int8_t *w2 = count > 2 ? w0 + 2 * ldb : w1;
+            const int8_t *w3 = count > 3 ? w0 + 3 * ldb : w2;
+            __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
+            for (ptrdiff_t i = 0; i < k64; i += 64) {
+                s0 = ck_vnni_step(s0, a + i, w0 + i);
+                s1 = ck_vnni_step(s1, a + i, w1 + i);
+                s2 = ck_vnni_step(s2, a + i, w2 + i);
+                s3 = ck_vnni_step(s3, a + i, w3 + i);
+            }
+            int32_t sums[4] = {
+                _mm512_reduce_add_epi32(s0) + ck_vnni_tail(a, w0, k64, k),
+                _mm512_reduce_add_epi32(s1) + ck_vnni_tail(a, w1, k64, k),
+                _mm512_reduce_add_epi32(s2) + ck_vnni_tail(a, w2, k64, k),
+                _mm512_reduce_add_epi32(s3) + ck_vnni_tail(a, w3, k64, k),
+            };
+            for (int j = 0; j < count; j++) ck_vnni_store(c, ldc, 0, o + j, sums[j], a_steps, b_steps, b_sums, alpha, beta);
+        }
+        return;
+    }
+    switch (m) {
+    case 2: ck_vnni_rows(2, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
+    case 3: ck_vnni_rows(3, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
+    case 4: ck_vnni_rows(4, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
+    case 5: ck_vnni_rows(5, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
+    case 6: ck_vnni_rows(6, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
+    case 7: ck_vnni_rows(7, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
+    default: ck_vnni_rows(8, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
+    }
+}
 #endif

@@ -418,6 +418,8 @@ CK_ATTR static void ck_attention_values(const float *weights, int rows, ptrdiff_
     }
 }
 
+#include "kernels_int8.h"
+
 const ck_kernels CK_TABLE = {
     .level = CK_LEVEL,
     .skinny_f32 = ck_skinny_f32,
@@ -432,4 +434,7 @@ const ck_kernels CK_TABLE = {
     .attention_scores = ck_attention_scores,
     .attention_values = ck_attention_values,
     .lstm_cell = ck_lstm_cell,
+    .quantize_rows = ck_quantize_rows,
+    .skinny_i8 = ck_skinny_i8,
+    .dequantize_rows = ck_dequantize_rows,
 };

@@ -23,6 +23,8 @@ public final class WhisperModel: Sendable {
     public let melCount: Int
     /// Tokens in the vocabulary.
     public let vocabularySize: Int
+    /// How this model computes: `.float32` or `.int8` (never `.auto`, which is decided at load).
+    public let computeType: ComputeType
     /// Whether the model knows languages other than English.
     public var isMultilingual: Bool { tokenizer.isMultilingual }
     /// Language codes the model can transcribe ("en" only for English-only models).
@@ -44,9 +46,19 @@ public final class WhisperModel: Sendable {
     let audioContext: Int
 
     /// Loads `model.bin`, `config.json`, `vocabulary.txt` and `tokenizer.json` from `folder`.
-    /// - Throws: `WhisperModelError` naming the missing or malformed file, or `.engineUnavailable` without OpenBLAS.
-    public init(folder: URL) throws {
+    ///
+    /// Any CTranslate2 conversion loads with either compute type: float16, bfloat16 and float32 folders, and the
+    /// int8 ones (`int8`, `int8_float16`, `int8_float32`, `int8_bfloat16`). int8 takes a quantized folder's weights
+    /// as stored and quantizes a float folder's at load; float32 multiplies int8 weights back out.
+    /// - Parameter computeType: `.float32` (the default: results token for token equal to faster-whisper's float32),
+    ///   `.int8`, or `.auto` (the faster on this machine); see `ComputeType`.
+    /// - Throws: `WhisperModelError` naming the missing or malformed file, or `.engineUnavailable` without OpenBLAS
+    ///   (or, for int8, without oneDNN).
+    public init(folder: URL, computeType: ComputeType = .float32) throws {
         _ = try OpenBLAS.loaded.get()
+        let computeType = computeType.resolved
+        if computeType == .int8 { _ = try OneDNN.loaded.get() }
+        self.computeType = computeType
         self.folder = folder
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: folder.path, isDirectory: &isDirectory), isDirectory.boolValue else {
@@ -82,8 +94,8 @@ public final class WhisperModel: Sendable {
         guard activation == 3 else {
             throw WhisperModelError.unsupportedModel(path: folder.path, reason: "activation \(activation) is not exact GELU")
         }
-        encoder = try EncoderWeights(file, width: modelWidth, heads: headCount)
-        decoder = try DecoderWeights(file, width: modelWidth, heads: headCount)
+        encoder = try EncoderWeights(file, width: modelWidth, heads: headCount, computeType: computeType)
+        decoder = try DecoderWeights(file, width: modelWidth, heads: headCount, computeType: computeType)
         logMel = LogMel(melCount: melCount)
         suppressTokens = config.suppressIDs
         suppressTokensAtBegin = config.suppressIDsBegin

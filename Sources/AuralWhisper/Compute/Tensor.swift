@@ -5,12 +5,15 @@ typealias Tensor = Storage<Float>
 /// bytes (see `SkinnyGEMM`).
 typealias HalfTensor = Storage<Float16>
 
+/// int8 storage: quantized weights and activations (the int8 compute type; see `Int8Weights`).
+typealias ByteTensor = Storage<Int8>
+
 /// Numbers with a stable address, freed on deinit.
 ///
 /// Weights are written once at load and only read afterwards, which makes sharing them across threads safe
 /// (hence `@unchecked Sendable`). Per-run buffers (activations, caches) are created by the run that uses them and
 /// never shared.
-final class Storage<Element: BinaryFloatingPoint>: @unchecked Sendable {
+final class Storage<Element: Numeric>: @unchecked Sendable {
     /// The first element; valid for `count` elements while the storage lives.
     let pointer: UnsafeMutablePointer<Element>
     /// Number of elements.

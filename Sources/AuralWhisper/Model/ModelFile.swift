@@ -1,6 +1,7 @@
 import Foundation
 
-/// Reads a CTranslate2 `model.bin` (binary version 4 to 6): named tensors, converted to Float at load.
+/// Reads a CTranslate2 `model.bin` (binary version 4 to 6): named tensors, converted to Float at load, or, for
+/// quantized conversions (int8 with a `<name>_scale` per row), kept in int8 for the int8 compute type.
 ///
 /// Layout (little-endian, no alignment): version, spec name and revision, the variables (name, rank, dims,
 /// dtype, byte count, payload), then aliases. See `whisper-engine.md` §1.
@@ -92,18 +93,25 @@ struct ModelFile {
     /// Whether the file holds a variable of that name.
     func contains(_ name: String) -> Bool { variables[name] != nil }
 
-    /// A floating-point variable as Float32 values, row-major; checks the expected shape when given.
-    /// Integer-typed (quantized) weights are refused with `unsupportedModel`.
+    /// A variable as Float32 values, row-major; checks the expected shape when given. A quantized weight (int8
+    /// with a `<name>_scale` per row, CTranslate2's int8 conversions) is multiplied back out (value / scale).
     func floats(_ name: String, shape expected: [Int]? = nil) throws -> [Float] {
         let v = try variable(name)
         if let expected, expected != v.shape {
             throw WhisperModelError.corruptModel(path: path, reason: "variable \(name) has shape \(v.shape), expected \(expected)")
         }
         let type = v.dataType
+        if type == .int8, let int8 = try int8Weights(name) {
+            var out = [Float](repeating: 0, count: int8.outFeatures * int8.inFeatures)
+            out.withUnsafeMutableBufferPointer { buffer in
+                for row in 0..<int8.outFeatures { int8.dequantize(row: row, into: buffer.baseAddress! + row * int8.inFeatures) }
+            }
+            return out
+        }
         guard type == .float32 || type == .float16 || type == .bfloat16 else {
             throw WhisperModelError.unsupportedModel(
                 path: path,
-                reason: "variable \(name) is stored as \(type) (a quantized conversion); this engine runs float16, float32 and bfloat16 models")
+                reason: "variable \(name) is stored as \(type) without a scale; this engine reads float16, float32, bfloat16 and int8 (scaled per row) weights")
         }
         let count = v.shape.reduce(1, *)
         return data.withUnsafeBytes { raw -> [Float] in
@@ -138,6 +146,25 @@ struct ModelFile {
                 from: raw.baseAddress!.advanced(by: v.range.lowerBound), byteCount: count * 2)
         }
         return tensor
+    }
+
+    /// A weight stored in int8 with CTranslate2's per-row `<name>_scale` (float32, 127 / max|row|) as `Int8Weights`
+    /// (its rows are the first dimension, the rest flattened); nil when the weight is stored as floats.
+    func int8Weights(_ name: String) throws -> Int8Weights? {
+        let v = try variable(name)
+        guard v.dataType == .int8, v.shape.count >= 2 else { return nil }
+        let rows = v.shape[0]
+        let columns = v.shape.dropFirst().reduce(1, *)
+        let scaleName = name + "_scale"
+        guard contains(scaleName) else {
+            throw WhisperModelError.corruptModel(path: path, reason: "the int8 variable \(name) has no \(scaleName)")
+        }
+        let scales = try floats(scaleName, shape: [rows])
+        return data.withUnsafeBytes { raw in
+            Int8Weights(
+                values: UnsafeRawBufferPointer(rebasing: raw[v.range]), scales: scales, outFeatures: rows,
+                inFeatures: columns)
+        }
     }
 
     /// An integer scalar (flags and head counts are stored as int8/int16/int32).

@@ -16,10 +16,9 @@ struct DecoderWeights: Sendable {
         let ffnOut: Linear
     }
 
-    /// [vocabulary × d]; also the output projection.
-    let embeddings: Tensor
-    /// The embeddings in float16 as stored, for the output projection of a few rows; nil if not stored so.
-    let halfEmbeddings: HalfTensor?
+    /// The token embeddings [vocabulary × d] as a layer without bias: its rows are looked up for the input, and
+    /// it is also the output projection (hidden · Eᵀ).
+    let embedding: Linear
     /// [textContext × d] learned positions.
     let positions: Tensor
     let layers: [Layer]
@@ -29,7 +28,7 @@ struct DecoderWeights: Sendable {
     let vocabularySize: Int
     let textContext: Int
 
-    init(_ file: ModelFile, width: Int, heads: Int) throws {
+    init(_ file: ModelFile, width: Int, heads: Int, computeType: ComputeType = .float32) throws {
         self.width = width
         self.heads = heads
         let embeddingShape = try file.shape("decoder/embeddings/weight")
@@ -37,8 +36,7 @@ struct DecoderWeights: Sendable {
         guard embeddingShape == [vocabularySize, width] else {
             throw WhisperModelError.corruptModel(path: file.path, reason: "decoder embeddings have shape \(embeddingShape)")
         }
-        embeddings = Tensor(try file.floats("decoder/embeddings/weight"))
-        halfEmbeddings = try file.halves("decoder/embeddings/weight")
+        embedding = try Linear(file, "decoder/embeddings", bias: false, keepHalf: true, computeType: computeType)
         let positionShape = try file.shape("decoder/position_encodings/encodings")
         textContext = positionShape[0]
         positions = Tensor(try file.floats("decoder/position_encodings/encodings", shape: [textContext, width]))
@@ -47,15 +45,15 @@ struct DecoderWeights: Sendable {
             let p = "decoder/layer_\(layers.count)"
             layers.append(Layer(
                 selfNorm: try LayerNorm(file, p + "/self_attention/layer_norm", size: width),
-                selfQKV: try Linear(file, p + "/self_attention/linear_0", keepHalf: true),
-                selfOut: try Linear(file, p + "/self_attention/linear_1", keepHalf: true),
+                selfQKV: try Linear(file, p + "/self_attention/linear_0", keepHalf: true, computeType: computeType),
+                selfOut: try Linear(file, p + "/self_attention/linear_1", keepHalf: true, computeType: computeType),
                 crossNorm: try LayerNorm(file, p + "/attention/layer_norm", size: width),
-                crossQuery: try Linear(file, p + "/attention/linear_0", keepHalf: true),
-                crossKV: try Linear(file, p + "/attention/linear_1"),
-                crossOut: try Linear(file, p + "/attention/linear_2", keepHalf: true),
+                crossQuery: try Linear(file, p + "/attention/linear_0", keepHalf: true, computeType: computeType),
+                crossKV: try Linear(file, p + "/attention/linear_1", computeType: computeType),
+                crossOut: try Linear(file, p + "/attention/linear_2", keepHalf: true, computeType: computeType),
                 ffnNorm: try LayerNorm(file, p + "/ffn/layer_norm", size: width),
-                ffnIn: try Linear(file, p + "/ffn/linear_0", keepHalf: true),
-                ffnOut: try Linear(file, p + "/ffn/linear_1", keepHalf: true)))
+                ffnIn: try Linear(file, p + "/ffn/linear_0", keepHalf: true, computeType: computeType),
+                ffnOut: try Linear(file, p + "/ffn/linear_1", keepHalf: true, computeType: computeType)))
         }
         guard !layers.isEmpty else {
             throw WhisperModelError.corruptModel(path: file.path, reason: "the decoder has no layers")
@@ -147,9 +145,9 @@ final class DecoderState {
         for (b, beamTokens) in tokens.enumerated() {
             for (i, token) in beamTokens.enumerated() {
                 let row = x.pointer + (b * n + i) * d
-                let embedding = weights.embeddings.pointer + token * d
+                weights.embedding.row(token, into: row)
                 let position = weights.positions.pointer + (length + i) * d
-                for c in 0..<d { row[c] = embedding[c] + position[c] }
+                for c in 0..<d { row[c] += position[c] }
             }
         }
         let normed = Tensor(count: rows * d)
@@ -205,19 +203,7 @@ final class DecoderState {
         let gathered = Tensor(count: rows.count * d)
         for (i, r) in rows.enumerated() { (gathered.pointer + i * d).update(from: hidden.pointer + r * d, count: d) }
         let out = Tensor(count: rows.count * v)
-        if rows.count <= SkinnyGEMM.maxRows, let halfEmbeddings = weights.halfEmbeddings {
-            SkinnyGEMM.multiply(
-                m: rows.count, n: v, k: d, a: gathered.pointer, lda: d, b: halfEmbeddings.pointer, ldb: d, c: out.pointer,
-                ldc: v, alpha: 1, beta: 0)
-            return out
-        }
-        if rows.count == 1 {
-            BLAS.gemv(m: v, n: d, a: weights.embeddings.pointer, lda: d, x: gathered.pointer, y: out.pointer)
-            return out
-        }
-        BLAS.gemm(
-            m: rows.count, n: v, k: d, a: gathered.pointer, lda: d, b: weights.embeddings.pointer, ldb: d,
-            transposeB: true, c: out.pointer, ldc: v)
+        weights.embedding.apply(gathered.pointer, rows: rows.count, into: out.pointer)
         return out
     }
 }

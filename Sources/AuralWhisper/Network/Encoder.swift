@@ -19,7 +19,7 @@ struct EncoderWeights: Sendable {
     let width: Int
     let heads: Int
 
-    init(_ file: ModelFile, width: Int, heads: Int) throws {
+    init(_ file: ModelFile, width: Int, heads: Int, computeType: ComputeType = .float32) throws {
         self.width = width
         self.heads = heads
         conv1 = try Linear(convolution: file, "encoder/conv1")
@@ -30,11 +30,11 @@ struct EncoderWeights: Sendable {
             let p = "encoder/layer_\(layers.count)"
             layers.append(Layer(
                 attentionNorm: try LayerNorm(file, p + "/self_attention/layer_norm", size: width),
-                qkv: try Linear(file, p + "/self_attention/linear_0"),
-                attentionOut: try Linear(file, p + "/self_attention/linear_1"),
+                qkv: try Linear(file, p + "/self_attention/linear_0", computeType: computeType),
+                attentionOut: try Linear(file, p + "/self_attention/linear_1", computeType: computeType),
                 ffnNorm: try LayerNorm(file, p + "/ffn/layer_norm", size: width),
-                ffnIn: try Linear(file, p + "/ffn/linear_0"),
-                ffnOut: try Linear(file, p + "/ffn/linear_1")))
+                ffnIn: try Linear(file, p + "/ffn/linear_0", computeType: computeType),
+                ffnOut: try Linear(file, p + "/ffn/linear_1", computeType: computeType)))
         }
         guard !layers.isEmpty else {
             throw WhisperModelError.corruptModel(path: file.path, reason: "the encoder has no layers")

@@ -61,7 +61,34 @@ typedef struct ck_kernels {
     /// ([4][count]: input, forget, cell, output), cell = σ(g_f)·cell + σ(g_i)·tanh(g_c) and hidden = σ(g_o)·tanh(cell),
     /// both in place (AuralVAD's Silero LSTM).
     void (*lstm_cell)(const float *gates, const float *bias, ptrdiff_t count, float *cell, float *hidden);
+
+    // int8 products (the engine's int8 compute type): int8 values times a per-row step (the float one unit stands
+    // for), exact int32 sums, so every build gives the same results.
+
+    /// Quantizes each of `rows` rows of `cols` floats (rows `ldx` apart) to integers with its own step:
+    /// step = 1 / (limit / max|x|) (1 for a zero row), q = x · (limit / max|x|) rounded to nearest even, clamped to
+    /// ±limit (127, or 63 for 7 bits), and stores q + offset as a byte (offset 128 or 64: the unsigned bytes of
+    /// u8·s8 products).
+    void (*quantize_rows)(const float *x, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t ldx, int8_t *q, ptrdiff_t ldq,
+                          float *steps, int limit, int offset);
+    /// c[r, o] = alpha · (Σₖ a[r, k] · b[o, k]) · a_steps[r] · b_steps[o] + beta · c[r, o] for r < m (1…8),
+    /// first ≤ o < last; a and b int8 (|value| ≤ 127), b [out, in]. b_sums is unused (the VNNI kernel's signature).
+    void (*skinny_i8)(ptrdiff_t first, ptrdiff_t last, int m, ptrdiff_t k, const int8_t *a, ptrdiff_t lda,
+                      const float *a_steps, const int8_t *b, ptrdiff_t ldb, const float *b_steps,
+                      const int32_t *b_sums, float *c, ptrdiff_t ldc, float alpha, float beta);
+    /// y[r, o] = c[r, o] · a_steps[r] · b_steps[o] (+ y[r, o] with `accumulate`) (+ bias[o] when bias is not NULL).
+    void (*dequantize_rows)(const int32_t *c, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t ldc, const float *a_steps,
+                            const float *b_steps, const float *_Nullable bias, float *y, ptrdiff_t ldy, int accumulate);
 } ck_kernels;
+
+#if defined(__x86_64__)
+/// skinny_i8 with AVX-512 VNNI (`vpdpbusd`, unsigned by signed bytes), with the same results: a holds the activations
+/// offset by 128 (quantize_rows with limit 127 and offset 128), and b_sums[o] = Σₖ b[o, k] takes the offset back out. Only for CPUs
+/// with avx512_vnni besides the AVX-512 level's extensions.
+void ck_skinny_i8_vnni(ptrdiff_t first, ptrdiff_t last, int m, ptrdiff_t k, const uint8_t *a, ptrdiff_t lda,
+                       const float *a_steps, const int8_t *b, ptrdiff_t ldb, const float *b_steps,
+                       const int32_t *b_sums, float *c, ptrdiff_t ldc, float alpha, float beta);
+#endif
 
 /// The table built for `level`, or for the highest lower level this architecture has (the baseline on aarch64).
 /// The caller makes sure the CPU has the level's instructions.

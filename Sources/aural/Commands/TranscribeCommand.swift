@@ -25,6 +25,7 @@ enum TranscribeCommand {
             OptionSpec("no-condition-on-previous-text", .flag, help: "Decode each window without the previous window's text"),
             OptionSpec("vad", .flag, help: "Transcribe only the speech Silero VAD detects (faster-whisper's vad_filter); times stay the file's"),
             OptionSpec("threads", .int("N"), help: "Threads for the matrix products", defaultValue: "all cores"),
+            OptionSpec("compute-type", .choice(ComputeType.allCases.map(\.rawValue)), help: "float32 (faster-whisper's float32 text), int8 (quantized weights and activations, faster, less memory) or auto (the faster on this machine)", defaultValue: "float32"),
             OptionSpec("quiet", short: "q", .flag, help: "No progress bar"),
             OptionSpec("save", .flag, help: "Also store each transcript in the history as its segments arrive (see 'aural history'; implied by --history)"),
             HistoryCommand.historyOption,
@@ -52,7 +53,9 @@ enum TranscribeCommand {
         let model: WhisperModel
         let loadStart = Date()
         do {
-            model = try WhisperModel(folder: try ModelManager.shared.folder(for: parsed.string("model") ?? defaultModel))
+            let computeType = parsed.string("compute-type").flatMap(ComputeType.init(rawValue:)) ?? .float32
+            model = try WhisperModel(
+                folder: try ModelManager.shared.folder(for: parsed.string("model") ?? defaultModel), computeType: computeType)
         } catch {
             report(error)
             return 1
