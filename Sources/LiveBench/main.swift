@@ -7,7 +7,7 @@ import AuralWhisper
 import Foundation
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--show] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
@@ -26,6 +26,7 @@ struct Item {
 var modelName = "tiny.en"
 var cadence = 0.5  // StreamingTranscription.Configuration.cadenceSeconds
 var realtime = false
+var computeType = ComputeType.float32
 var manifest: String?
 var language = "en"
 var show = false
@@ -54,6 +55,12 @@ while !arguments.isEmpty {
     case "--holdback": holdback = Double(value()) ?? holdback
     case "--beam": beam = Int(value()) ?? beam
     case "--encoder-pad": encoderPadding = Double(value())
+    case "--compute-type":
+        guard let parsed = ComputeType(rawValue: value()) else {
+            FileHandle.standardError.write(Data("--compute-type takes float32, int8 or auto\n".utf8))
+            exit(64)
+        }
+        computeType = parsed
     case "--vad":
         let level = value()
         guard let parsed = SpeechDetector.SensitivityLevel.allCases.first(where: { "\($0)" == level }) else {
@@ -82,10 +89,10 @@ guard !items.isEmpty else {
 
 let manager = ModelManager()
 let folder = try manager.folder(for: modelName)
-let model = try WhisperModel(folder: folder)
+let model = try WhisperModel(folder: folder, computeType: computeType)
 let cpuName = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-print("live-bench: model \(modelName), cadence \(cadence) s, \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(cpuName)")
+print("live-bench: model \(modelName) (\(model.computeType)), cadence \(cadence) s, \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(cpuName)")
 
 nonisolated func cpuSeconds() -> Double {
     var usage = rusage()
@@ -116,7 +123,9 @@ func replay(_ samples: [Float]) throws -> ([Display], Double) {
 /// The displays of a real-time session on the virtual microphone, and its CPU seconds.
 @MainActor
 func live(_ url: URL) async throws -> ([Display], Double) {
-    let session = SpeechSession(locale: Locale(identifier: language), reportingOptions: [.volatileResults], model: modelName)
+    let session = SpeechSession(
+        locale: Locale(identifier: language), reportingOptions: [.volatileResults],
+        analyzerConfiguration: AnalyzerConfiguration(computeType: computeType), model: modelName)
     session.streamingPolicy = policy
     if let voiceActivation { session.configureVoiceActivation(detectionOptions: .init(sensitivityLevel: voiceActivation)) }
     let stream = session.startTranscribing()

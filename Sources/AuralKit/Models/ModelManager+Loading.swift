@@ -35,9 +35,16 @@ extension ModelManager {
     /// The loaded model `name` (a model in the cache, or a folder path: see `folder(for:)`), loading it if no session
     /// holds it; every call must be balanced by `relinquishModel(named:)`. Sessions asking for the same model share
     /// one instance. Reads only the disk.
-    /// - Parameter retention: how long to keep the model once unused; the last caller's choice wins.
+    /// - Parameters:
+    ///   - computeType: how the model computes (`.float32`, `.int8`, or `.auto`, resolved for this machine); the same
+    ///     model with two compute types is two loaded models.
+    ///   - retention: how long to keep the model once unused; the last caller's choice wins.
     /// - Throws: `.modelNotInstalled`, `.modelIncomplete`, or the engine's `WhisperModelError`.
-    public func acquireModel(named name: String, retention: ModelRetention = .whileInUse) async throws -> WhisperModel {
+    public func acquireModel(
+        named modelName: String, computeType: ComputeType = .float32, retention: ModelRetention = .whileInUse
+    ) async throws -> WhisperModel {
+        let computeType = computeType.resolved
+        let name = Self.cacheKey(modelName, computeType)
         if var entry = loadedModels.entries[name] {
             entry.users += 1
             entry.retention = retention
@@ -49,10 +56,12 @@ extension ModelManager {
         if let running = loadedModels.loading[name] {
             task = running
         } else {
-            let folder = try folder(for: name)
+            let folder = try folder(for: modelName)
             task = Task {
                 try await withCheckedThrowingContinuation { continuation in
-                    Self.loadingQueue.async { continuation.resume(with: Result { try WhisperModel(folder: folder) }) }
+                    Self.loadingQueue.async {
+                        continuation.resume(with: Result { try WhisperModel(folder: folder, computeType: computeType) })
+                    }
                 }
             }
             loadedModels.loading[name] = task
@@ -76,9 +85,11 @@ extension ModelManager {
         return model
     }
 
-    /// Lets go of a model taken with `acquireModel(named:retention:)`; when no session holds it any more, it is
-    /// unloaded as its retention says. Calling it more often than `acquireModel` does nothing more.
-    public func relinquishModel(named name: String) {
+    /// Lets go of a model taken with `acquireModel(named:computeType:retention:)` (with the same compute type); when
+    /// no session holds it any more, it is unloaded as its retention says. Calling it more often than `acquireModel`
+    /// does nothing more.
+    public func relinquishModel(named modelName: String, computeType: ComputeType = .float32) {
+        let name = Self.cacheKey(modelName, computeType.resolved)
         guard var entry = loadedModels.entries[name], entry.users > 0 else { return }
         entry.users -= 1
         entry.generation += 1
@@ -98,8 +109,13 @@ extension ModelManager {
         }
     }
 
-    /// Names of the models loaded now, in use or retained.
+    /// Names of the models loaded now, in use or retained (an int8 model's name ends in " (int8)").
     public var loadedModelNames: [String] { loadedModels.entries.keys.sorted() }
+
+    /// The cache's name for a model loaded with a resolved compute type: float32 models keep their plain name.
+    private static func cacheKey(_ name: String, _ computeType: ComputeType) -> String {
+        computeType == .float32 ? name : "\(name) (\(computeType))"
+    }
 
     private func expire(_ name: String, generation: Int) {
         guard let entry = loadedModels.entries[name], entry.users == 0, entry.generation == generation else { return }

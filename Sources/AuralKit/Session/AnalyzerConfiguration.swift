@@ -1,4 +1,9 @@
+import AuralWhisper
 import Foundation
+
+/// How a session's or a transcription's model computes: float32, int8, or the faster of the two on this machine
+/// (`AuralWhisper.ComputeType`, named here so that `import AuralKit` is enough).
+public typealias ComputeType = AuralWhisper.ComputeType
 
 /// How the session schedules the engine and keeps its model, like AuralKit's `AnalyzerConfiguration` (which maps to
 /// Apple's `SpeechAnalyzer.Options` and `prepareToAnalyze`).
@@ -12,15 +17,20 @@ public struct AnalyzerConfiguration: Equatable, Sendable {
     /// - Note: with `true`, the session stays `.preparing` for the load (about a second for small models) but the
     ///   first audio is decoded at once; with `false`, capture starts sooner and the first result comes later.
     public var preparesAnalyzerBeforeStart: Bool
+    /// How the model computes: `.float32` (the default; the same text as `aural transcribe`), `.int8` (quantized:
+    /// cheaper updates and a quarter of the weight memory, a word or two may differ), or `.auto` (the faster on this
+    /// machine). A Linux addition; see `ComputeType`.
+    public var computeType: ComputeType
 
     /// A configuration; every argument has the default documented on its property.
     public init(
         priority: TaskPriority = .userInitiated, modelRetention: AnalyzerModelRetention = .lingering,
-        preparesAnalyzerBeforeStart: Bool = true
+        preparesAnalyzerBeforeStart: Bool = true, computeType: ComputeType = .float32
     ) {
         self.priority = priority
         self.modelRetention = modelRetention
         self.preparesAnalyzerBeforeStart = preparesAnalyzerBeforeStart
+        self.computeType = computeType
     }
 
     /// `.userInitiated`, `.lingering`, prepared before start.

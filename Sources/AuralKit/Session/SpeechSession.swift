@@ -313,7 +313,9 @@ public final class SpeechSession {
         }
         let reservation = modelName == nil ? try await manager.reserve(locale: locale) : nil
         do {
-            let model = try await manager.acquireModel(named: name, retention: analyzerConfiguration.modelRetention.modelRetention)
+            let model = try await manager.acquireModel(
+                named: name, computeType: analyzerConfiguration.computeType,
+                retention: analyzerConfiguration.modelRetention.modelRetention)
             if !model.languages.contains(language) { throw SpeechSessionError.unsupportedLocale(locale) }
             return LoadedModel(model: model, name: name, language: language, reservation: reservation)
         } catch {
@@ -333,7 +335,7 @@ public final class SpeechSession {
         }
         if let failure { run.continuation.finish(throwing: failure) } else { run.continuation.finish() }
         if let loaded {
-            await modelManager.relinquishModel(named: loaded.name)
+            await modelManager.relinquishModel(named: loaded.name, computeType: loaded.model.computeType)
             if let reservation = loaded.reservation { await modelManager.release(reservation) }
         }
     }
