@@ -25,6 +25,29 @@ struct Int8Weights: Sendable {
         rowSums = Self.sums(values, outFeatures: outFeatures, inFeatures: inFeatures)
     }
 
+    /// Quantizes float weights that `readRows` delivers a block of rows at a time (rows, a buffer of rows × in floats
+    /// to fill), so that a whole float copy of a large matrix never exists.
+    init(
+        outFeatures: Int, inFeatures: Int, kernels: KernelSet = .active,
+        readRows: (Range<Int>, UnsafeMutablePointer<Float>) throws -> Void
+    ) rethrows {
+        self.outFeatures = outFeatures
+        self.inFeatures = inFeatures
+        values = ByteTensor(count: outFeatures * inFeatures)
+        steps = Tensor(count: outFeatures)
+        let block = max(1, min(outFeatures, (1 << 16) / max(1, inFeatures)))
+        let buffer = UnsafeMutablePointer<Float>.allocate(capacity: block * inFeatures)
+        defer { buffer.deallocate() }
+        for first in stride(from: 0, to: outFeatures, by: block) {
+            let rows = first..<min(outFeatures, first + block)
+            try readRows(rows, buffer)
+            kernels.table.pointee.quantize_rows(
+                buffer, rows.count, inFeatures, inFeatures, values.pointer + first * inFeatures, inFeatures,
+                steps.pointer + first, 127, 0)
+        }
+        rowSums = Self.sums(values, outFeatures: outFeatures, inFeatures: inFeatures)
+    }
+
     /// Weights stored quantized: `values` [out × in] and CTranslate2's `weight_scale` (127 / max|row|, one per row).
     /// A stored −128 (which CTranslate2 never writes) becomes −127, the range the kernels rely on.
     init(values stored: UnsafeRawBufferPointer, scales: [Float], outFeatures: Int, inFeatures: Int) {

@@ -35,11 +35,7 @@ struct ModelFile {
     init(url: URL) throws {
         path = url.path
         guard FileManager.default.fileExists(atPath: url.path) else { throw WhisperModelError.missingFile(path: url.path) }
-        do {
-            data = try Data(contentsOf: url, options: .alwaysMapped)
-        } catch {
-            throw WhisperModelError.unreadableFile(path: url.path, reason: error.localizedDescription)
-        }
+        data = try Self.map(url)
         var reader = ByteReader(data: data, path: url.path)
         let version = try reader.u32()
         guard (4...6).contains(version) else {
@@ -85,6 +81,38 @@ struct ModelFile {
         }
     }
 
+    /// The file mapped read-only. Its pages count toward the process's resident memory once read, so each
+    /// accessor below gives back the pages of the variable it has converted (`release`): the file's size never adds
+    /// to the engine's peak memory. A page given back and read again comes back from the page cache.
+    private static func map(_ url: URL) throws -> Data {
+        let descriptor = open(url.path, O_RDONLY)
+        guard descriptor >= 0 else {
+            throw WhisperModelError.unreadableFile(path: url.path, reason: String(cString: strerror(errno)))
+        }
+        defer { close(descriptor) }
+        var status = stat()
+        guard fstat(descriptor, &status) == 0 else {
+            throw WhisperModelError.unreadableFile(path: url.path, reason: String(cString: strerror(errno)))
+        }
+        let size = Int(status.st_size)
+        guard size > 0 else { return Data() }
+        guard let base = mmap(nil, size, PROT_READ, MAP_PRIVATE, descriptor, 0), base != MAP_FAILED else {
+            throw WhisperModelError.unreadableFile(path: url.path, reason: String(cString: strerror(errno)))
+        }
+        return Data(bytesNoCopy: base, count: size, deallocator: .custom { pointer, count in munmap(pointer, count) })
+    }
+
+    /// Gives back the whole pages inside `range` (see `map`).
+    private func release(_ range: Range<Int>) {
+        data.withUnsafeBytes { raw in
+            guard let base = raw.baseAddress else { return }
+            let page = Int(sysconf(Int32(_SC_PAGESIZE)))
+            let start = (Int(bitPattern: base) + range.lowerBound + page - 1) / page * page
+            let end = (Int(bitPattern: base) + range.upperBound) / page * page
+            if end > start { madvise(UnsafeMutableRawPointer(bitPattern: start), end - start, MADV_DONTNEED) }
+        }
+    }
+
     /// The shape of a variable, or an error naming it when absent.
     func shape(_ name: String) throws -> [Int] {
         try variable(name).shape
@@ -114,6 +142,7 @@ struct ModelFile {
                 reason: "variable \(name) is stored as \(type) without a scale; this engine reads float16, float32, bfloat16 and int8 (scaled per row) weights")
         }
         let count = v.shape.reduce(1, *)
+        defer { release(v.range) }
         return data.withUnsafeBytes { raw -> [Float] in
             let base = raw.baseAddress!.advanced(by: v.range.lowerBound)
             return [Float](unsafeUninitializedCapacity: count) { out, initialized in
@@ -140,6 +169,7 @@ struct ModelFile {
         let v = try variable(name)
         guard v.dataType == .float16 else { return nil }
         let count = v.shape.reduce(1, *)
+        defer { release(v.range) }
         let tensor = HalfTensor(count: count)
         data.withUnsafeBytes { raw in
             UnsafeMutableRawPointer(tensor.pointer).copyMemory(
@@ -160,10 +190,47 @@ struct ModelFile {
             throw WhisperModelError.corruptModel(path: path, reason: "the int8 variable \(name) has no \(scaleName)")
         }
         let scales = try floats(scaleName, shape: [rows])
+        defer { release(v.range) }
         return data.withUnsafeBytes { raw in
             Int8Weights(
                 values: UnsafeRawBufferPointer(rebasing: raw[v.range]), scales: scales, outFeatures: rows,
                 inFeatures: columns)
+        }
+    }
+
+    /// A weight [out, …] as `Int8Weights`: as stored when the file holds it in int8, else quantized from its float
+    /// values a block of rows at a time (no float copy of the whole matrix is made).
+    func quantizedWeights(_ name: String) throws -> Int8Weights {
+        if let stored = try int8Weights(name) { return stored }
+        let v = try variable(name)
+        guard v.shape.count >= 2 else {
+            throw WhisperModelError.corruptModel(path: path, reason: "variable \(name) has rank \(v.shape.count), expected 2")
+        }
+        let columns = v.shape.dropFirst().reduce(1, *)
+        let type = v.dataType
+        guard type == .float32 || type == .float16 || type == .bfloat16 else {
+            throw WhisperModelError.unsupportedModel(
+                path: path, reason: "variable \(name) is stored as \(type) without a scale")
+        }
+        defer { release(v.range) }
+        return data.withUnsafeBytes { raw in
+            let base = raw.baseAddress!.advanced(by: v.range.lowerBound)
+            return Int8Weights(outFeatures: v.shape[0], inFeatures: columns) { rows, out in
+                let first = rows.lowerBound * columns
+                let count = rows.count * columns
+                switch type {
+                case .float16:
+                    KernelSet.active.table.pointee.half_to_float(base + 2 * first, count, out)
+                case .bfloat16:
+                    for i in 0..<count {
+                        out[i] = Float(bitPattern: UInt32(base.loadUnaligned(fromByteOffset: 2 * (first + i), as: UInt16.self)) << 16)
+                    }
+                default:
+                    for i in 0..<count {
+                        out[i] = Float(bitPattern: base.loadUnaligned(fromByteOffset: 4 * (first + i), as: UInt32.self))
+                    }
+                }
+            }
         }
     }
 

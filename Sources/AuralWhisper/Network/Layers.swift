@@ -39,9 +39,7 @@ struct Linear: Sendable {
         if computeType == .int8 {
             weight = nil
             halfWeight = nil
-            int8 = try file.int8Weights(name) ?? file.floats(name).withUnsafeBufferPointer {
-                Int8Weights(quantizing: $0.baseAddress!, outFeatures: shape[0], inFeatures: shape[1])
-            }
+            int8 = try file.quantizedWeights(name)
         } else {
             weight = Tensor(try file.floats(name))
             halfWeight = keepHalf ? try file.halves(name) : nil
