@@ -47,6 +47,16 @@ struct TranscribeCommandTests {
         #expect(baseline.stdout == fast.stdout)
     }
 
+    @Test("--compute-type int8 transcribes with quantized weights; an unknown compute type is a usage error")
+    func computeType() throws {
+        let int8 = try CLI.run(["transcribe", CLI.audio("beckett.wav"), "--model", "tiny.en", "--compute-type", "int8", "-q"])
+        #expect(int8.status == 0, "\(int8.stderr)")
+        #expect(WordErrorRate.percent(reference: "Ever tried. Ever failed. No matter. Try again. Fail again. Fail better.", hypothesis: int8.stdout) == 0)
+        let wrong = try CLI.run(["transcribe", CLI.audio("beckett.wav"), "--compute-type", "int4"])
+        #expect(wrong.status == 64)
+        #expect(wrong.stderr.contains("float32") && wrong.stderr.contains("int8") && wrong.stderr.contains("auto"))
+    }
+
     @Test("transcribes an MP3 and the audio track of an MP4 video")
     func transcribesMediaFiles() throws {
         let mp3 = try CLI.run(["transcribe", CLI.media("beckett.mp3"), "--model", "tiny.en", "--beam-size", "1", "-q"])

@@ -165,3 +165,34 @@ struct Int8Tests {
         #expect(try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: .auto).computeType == expected)
     }
 }
+
+@Suite("int8 model folders")
+struct Int8FolderTests {
+    /// The int8 conversions `scripts/setup` makes of tiny.en with CTranslate2's own converter (`scripts/make-int8-model`).
+    static let kinds = ["int8", "int8_float16", "int8_float32", "int8_bfloat16"]
+
+    @Test("each int8 conversion loads with both compute types and transcribes", arguments: kinds)
+    func loads(kind: String) throws {
+        let folder = Fixtures.modelFolder("tiny.en-" + kind)
+        let samples = try Fixtures.samples("two_cities.wav")
+        for type in [ComputeType.int8, .float32] {
+            let model = try WhisperModel(folder: folder, computeType: type)
+            let (_, segments) = try Transcriber(model: model).transcribe(samples, options: DecodingOptions(language: "en", beamSize: 5))
+            let rate = WordErrorRate.percent(
+                reference: ReferenceTranscripts.twoCities, hypothesis: segments.map(\.text).joined(separator: " "))
+            #expect(rate < 5, "\(kind) as \(type): \(rate) %")
+        }
+    }
+
+    @Test("weights stored in int8 equal those quantized at load from the float16 folder")
+    func storedEqualsQuantized() throws {
+        let stored = try WhisperModel(folder: Fixtures.modelFolder("tiny.en-int8_float32"), computeType: .int8)
+        let quantized = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: .int8)
+        for (a, b) in [(stored.encoder.layers[0].ffnIn, quantized.encoder.layers[0].ffnIn),
+                       (stored.decoder.embedding, quantized.decoder.embedding)] {
+            let x = try #require(a.int8), y = try #require(b.int8)
+            #expect(x.values.array == y.values.array)
+            #expect(x.steps.array == y.steps.array)
+        }
+    }
+}
