@@ -18,8 +18,27 @@ def median(values):
 
 
 def words(text):
-    """The words WER compares: lower-cased runs of letters, digits and apostrophes; punctuation is dropped."""
-    return re.findall(r"[a-z0-9']+", text.lower())
+    """The words WER compares: lower-cased runs of letters (any script), digits and apostrophes; punctuation is
+    dropped."""
+    return re.findall(r"(?:[^\W_]|')+", text.lower())
+
+
+def characters(text):
+    """The characters CER compares (for Chinese, which has no spaces): lower-cased letters and digits of any
+    script; spaces and punctuation are dropped."""
+    return [c for c in text.lower() if c.isalnum()]
+
+
+def distance(reference, hypothesis):
+    """Levenshtein distance between two token lists (substitutions, insertions and deletions, each 1)."""
+    row = list(range(len(hypothesis) + 1))
+    for i in range(1, len(reference) + 1):
+        diagonal, row[0] = row[0], i
+        for j in range(1, len(hypothesis) + 1):
+            above = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (reference[i - 1] != hypothesis[j - 1]))
+            diagonal = above
+    return row[len(hypothesis)]
 
 
 def wer(reference, hypothesis):
@@ -30,14 +49,7 @@ def wer(reference, hypothesis):
     ref, hyp = words(reference), words(hypothesis)
     if not ref:
         return 0.0 if not hyp else 1.0
-    row = list(range(len(hyp) + 1))
-    for i in range(1, len(ref) + 1):
-        diagonal, row[0] = row[0], i
-        for j in range(1, len(hyp) + 1):
-            above = row[j]
-            row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (ref[i - 1] != hyp[j - 1]))
-            diagonal = above
-    return row[len(hyp)] / len(ref)
+    return distance(ref, hyp) / len(ref)
 
 
 def summarize(runs, audio_seconds):
