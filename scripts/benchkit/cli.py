@@ -42,8 +42,9 @@ engines:
                converted once from the CTranslate2 folders with ct2_to_ggml.py. A whisper.cpp built with OpenBLAS
                runs the OpenBLAS kernel aural picks unless OPENBLAS_CORETYPE is set.
 
-start-up    unless --no-startup: per model and engine, the wall time from process start to exit on a 1 s clip at
-            beam 1 (load + one encoder window + the first tokens) and its peak RSS, median of --runs.
+start-up    unless --no-startup: per model and engine, the wall time from process start to exit on the first second
+            of beckett.wav ("Ever try.") at beam 1 (load + one encoder window + the first few tokens) and its peak
+            RSS, median of --runs. --audio none measures only this.
 
 --omp-wait sets OMP_WAIT_POLICY for faster-whisper (CTranslate2) and whisper.cpp, which both use OpenMP. On a machine
 that other work keeps busy, spinning OpenMP threads slow whisper.cpp down up to 4x (passive helps); on an idle machine
@@ -80,7 +81,8 @@ def parser():
     p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n\n")[0].replace("\n", " "),
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--models", type=comma_list(), default="tiny.en,base", help="installed models (default %(default)s)")
-    p.add_argument("--audio", choices=["short", "long", "both"], default="both", help="recordings (default both)")
+    p.add_argument("--audio", choices=["short", "long", "both", "none"], default="both",
+                   help="recordings (default both; none: the start-up table only)")
     p.add_argument("--runs", type=int, default=3, help="runs per configuration; the median is reported (default 3)")
     p.add_argument("--beams", type=comma_list(int), default="1,5", help="beam sizes (default %(default)s)")
     p.add_argument("--language", default="en", help="spoken language passed to every engine, or auto (default en)")

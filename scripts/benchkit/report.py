@@ -66,10 +66,10 @@ def best_table(best):
 
 # Columns of the start-up table.
 STARTUP_HEADER = ["model", "engine", "status", "startup_s", "load_s", "peak_rss_mib", "note"]
-STARTUP_LEGEND = ("start-up: startup_s is the median wall time from process start to exit on a 1 s clip at beam 1 "
-                  "(process start, model load, one 30 s encoder window and the first few tokens: the time to a first "
-                  "token, within a few decoder steps); load_s is the model load the engine reports; peak_rss_mib "
-                  "the largest resident set of those runs.")
+STARTUP_LEGEND = ("start-up: startup_s is the median wall time from process start to exit on the first second of "
+                  "beckett.wav at beam 1 (process start, model load, one 30 s encoder window and the few tokens of "
+                  "\"Ever try.\": the time to a first token, within a few decoder steps); load_s is the model load the "
+                  "engine reports; peak_rss_mib the largest resident set of those runs.")
 
 
 def startup_table(rows):

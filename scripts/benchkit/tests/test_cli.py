@@ -2,7 +2,9 @@ import contextlib
 import io
 import unittest
 
-from benchkit import cli, process
+import tempfile
+
+from benchkit import audio, cli, process
 from benchkit.engines.base import Run
 from benchkit.paths import Paths
 
@@ -20,6 +22,10 @@ class CommandLineTests(unittest.TestCase):
                                         "tiny.en", "--beams", "5", "--no-build", "--omp-wait", "passive"])
         self.assertEqual((args.engines, args.models, args.beams, args.runs),
                          (["aural-int8", "fw-fp32"], ["tiny.en"], [5], 1))
+
+    def test_start_up_only(self):
+        self.assertEqual(cli.parser().parse_args(["--audio", "none"]).audio, "none")
+        self.assertEqual(audio.prepare("none", "/nonexistent/fixtures", tempfile.gettempdir()), {})
 
     def test_unknown_engine_or_beam_is_a_usage_error(self):
         for argv in (["--engines", "aural-fp32,whisper"], ["--engines", "aural"], ["--beams", "1,five"]):
