@@ -36,9 +36,14 @@ struct WorkerPoolTests {
         #expect(total.value == 4 * 200 * 2 * 3)
     }
 
-    @Test("products split across the pool equal single-threaded ones")
-    func splitProduct() {
-        let m = 300, n = 70, k = 128
+    /// Exact equality is the contract, not luck: `BLAS.gemm` cuts rows at multiples of 48, a whole number of
+    /// OpenBLAS's register tiles in both its SkylakeX (16-row) and Haswell/Zen (24-row) sgemm kernels, so every row
+    /// goes through the same kernel, summing in the same order, as in the unsplit product. Cuts at multiples of 16
+    /// failed this on the Haswell kernel (AMD EPYC, or `AURALKIT_CPU_LEVEL=avx2` here). Products with B transposed
+    /// (every linear layer); m·n·k above the split threshold (2^21) and m of at least two cuts.
+    @Test("products split across the pool equal single-threaded ones",
+          arguments: [(300, 70, 128), (1_500, 384, 384), (449, 1_536, 384)])
+    func splitProduct(m: Int, n: Int, k: Int) {
         let a = (0..<(m * k)).map { Float(sin(Double($0))) }
         let b = (0..<(n * k)).map { Float(cos(Double($0) * 0.7)) }
         var pooled = [Float](repeating: 0, count: m * n)

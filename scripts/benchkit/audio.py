@@ -13,7 +13,7 @@ def duration(path):
 
 
 def prepare(which, fixtures, cache):
-    """Returns {"short": path, "long": path} (the keys `which` asks for: short, long or both), converting the
+    """Returns {"short": path, "long": path} (the keys `which` asks for: short, long, both or none), converting the
     fixtures into `cache` when the files are not there yet.
 
     short is fixtures/audio/two_cities.wav (44 s); long is the recordings in LONG_PARTS concatenated to 600 s.
@@ -30,6 +30,19 @@ def prepare(which, fixtures, cache):
             _sox(*(parts * repeats), path, "trim", "0", str(LONG_SECONDS))
         audios["long"] = path
     return audios
+
+
+CLIP_SECONDS = 1
+
+
+def clip(fixtures, cache):
+    """The first CLIP_SECONDS of beckett.wav at 16 kHz mono (beckett-1s.wav in `cache`), for the start-up time: it
+    starts with speech at once ("Ever try."), so every engine decodes a few text tokens."""
+    os.makedirs(cache, exist_ok=True)
+    path = os.path.join(cache, f"beckett-{CLIP_SECONDS}s.wav")
+    if not os.path.exists(path):
+        _sox(_converted("beckett", fixtures, cache), path, "trim", "0", str(CLIP_SECONDS))
+    return path
 
 
 def _converted(name, fixtures, cache):

@@ -3,9 +3,10 @@ available, whisper.cpp, on the same audio, models, beam sizes and thread count (
 
 Per engine and configuration it runs each transcription N times as a separate process under GNU time and reports
 the median wall time, the transcription time and model load time each engine reports, real-time factors, peak RSS
-and the word error rate against faster-whisper float32's text, then the ratios aural / faster-whisper fp32,
-aural / int8 and aural / whisper.cpp. Results go to the terminal and to bench-results/ (gitignored) as Markdown and
-CSV.
+and the word error rate against faster-whisper float32's text, then the ratios of each aural mode (float32, int8)
+to faster-whisper fp32, int8 and whisper.cpp, aural's best mode / faster-whisper int8 per cell, and a start-up table
+(time to a first token and peak RSS per engine). The environment line names the CPU and the load average. Results go
+to the terminal and to bench-results/ (gitignored) as Markdown and CSV.
 """
 import argparse
 import datetime
@@ -20,7 +21,7 @@ from benchkit.engines import aural, faster_whisper, whisper_cpp
 from benchkit.paths import THREADS, Paths
 from benchkit.process import TIME
 
-ENGINES = ("aural", "fw-fp32", "fw-int8", "whisper.cpp")
+ENGINES = ("aural-fp32", "aural-int8", "fw-fp32", "fw-int8", "whisper.cpp")
 
 EPILOG = """\
 audio:
@@ -28,16 +29,22 @@ audio:
   long   the real recordings concatenated to 600 s, 16 kHz mono (ten-minutes.wav in the bench cache)
 
 engines:
-  aural        .build/release/aural, built first with `swift build -c release --product aural` unless --no-build
+  aural-fp32   .build/release/aural --compute-type float32 (aural-int8: --compute-type int8, same float16 folder),
+  aural-int8   built first with `swift build -c release --product aural` unless --no-build
                (the build log goes to /tmp/aural-bench-build.log);
                when it is missing or fails, that is reported and the other engines still run. Times come from the
                `timings` object of `aural transcribe --format json` (model_load_seconds, transcription_seconds).
+               An aural without --compute-type runs aural-fp32 without the flag and skips aural-int8.
   fw-fp32/int8 faster-whisper 1.2.1 with cpu_threads=2 in $FW_PYTHON, else /opt/fwenv/bin/python, else a venv in the
                bench cache installed from PyPI on first use; load time is the WhisperModel() constructor,
                transcription time covers decode_audio + transcribe.
   whisper.cpp  only when $WHISPER_CPP_CLI names a whisper-cli binary built outside this repository; ggml models are
                converted once from the CTranslate2 folders with ct2_to_ggml.py. A whisper.cpp built with OpenBLAS
                runs the OpenBLAS kernel aural picks unless OPENBLAS_CORETYPE is set.
+
+start-up    unless --no-startup: per model and engine, the wall time from process start to exit on the first second
+            of beckett.wav ("Ever try.") at beam 1 (load + one encoder window + the first few tokens) and its peak
+            RSS, median of --runs. --audio none measures only this.
 
 --omp-wait sets OMP_WAIT_POLICY for faster-whisper (CTranslate2) and whisper.cpp, which both use OpenMP. On a machine
 that other work keeps busy, spinning OpenMP threads slow whisper.cpp down up to 4x (passive helps); on an idle machine
@@ -74,12 +81,14 @@ def parser():
     p = argparse.ArgumentParser(prog="scripts/bench", description=__doc__.split("\n\n")[0].replace("\n", " "),
                                 epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--models", type=comma_list(), default="tiny.en,base", help="installed models (default %(default)s)")
-    p.add_argument("--audio", choices=["short", "long", "both"], default="both", help="recordings (default both)")
+    p.add_argument("--audio", choices=["short", "long", "both", "none"], default="both",
+                   help="recordings (default both; none: the start-up table only)")
     p.add_argument("--runs", type=int, default=3, help="runs per configuration; the median is reported (default 3)")
     p.add_argument("--beams", type=comma_list(int), default="1,5", help="beam sizes (default %(default)s)")
     p.add_argument("--language", default="en", help="spoken language passed to every engine, or auto (default en)")
     p.add_argument("--engines", type=engine_list, default=",".join(ENGINES), help="default %(default)s")
     p.add_argument("--no-build", action="store_true", help="use the aural binary as it is")
+    p.add_argument("--no-startup", action="store_true", help="skip the start-up (time to first token) table")
     p.add_argument("--omp-wait", choices=["default", "passive", "active"], default="default",
                    help="OMP_WAIT_POLICY for the OpenMP engines (default: leave unset)")
     return p
@@ -100,14 +109,14 @@ def cpu_model(cpuinfo="/proc/cpuinfo"):
 def make_engines(args, paths, build_status):
     """The engines asked for, in the order ENGINES lists them."""
     fw_python = None
-    if any(n != "aural" for n in args.engines):
+    if any(n not in aural.COMPUTE_TYPES for n in args.engines):
         fw_python = faster_whisper.python(os.environ, paths.cache)
     engines = []
     for name in ENGINES:
         if name not in args.engines:
             continue
-        if name == "aural":
-            engines.append(aural.Aural(paths.aural, paths, THREADS, args.language, build_status))
+        if name in aural.COMPUTE_TYPES:
+            engines.append(aural.Aural(name, paths.aural, paths, THREADS, args.language, build_status))
         elif name in faster_whisper.COMPUTE_TYPES:
             engines.append(faster_whisper.FasterWhisper(name, fw_python, paths, THREADS, args.language))
         else:
@@ -136,6 +145,33 @@ def measure(engine, model, beam, audio_key, audio_path, audio_seconds, runs):
     return dict(row, **stats.summarize(results, audio_seconds))
 
 
+def startup(engines, models, clip_path, runs):
+    """The start-up table's rows: per model and engine, `runs` transcriptions of the clip at beam 1."""
+    rows = []
+    for model in models:
+        for engine in engines:
+            row = dict(model=model, engine=engine.name)
+            reason = engine.unavailable(model)
+            if reason:
+                rows.append(dict(row, status="skipped", note=reason))
+                continue
+            results = []
+            for i in range(runs):
+                r = engine.run(model, 1, clip_path)
+                log(f"bench: start-up {model} {engine.name} run {i + 1}/{runs}: {'ok' if r.ok else 'FAILED'} "
+                    f"wall={r.wall:.2f}s rss={report.fmt(r.peak_rss_mib, 0)}MiB")
+                results.append(r)
+                if not r.ok:
+                    break
+            if not results[-1].ok:
+                rows.append(dict(row, status="failed", note=results[-1].note))
+                continue
+            summary = stats.summarize(results, 1.0)
+            rows.append(dict(row, status="ok", startup_s=summary["wall_s"], load_s=summary["load_s"],
+                             peak_rss_mib=summary["peak_rss_mib"], note=(results[-1].text or "").strip()[:40]))
+    return rows
+
+
 def bench(args, paths, build_status):
     """Runs every configuration and writes the report; returns the Markdown text."""
     if args.omp_wait != "default":
@@ -157,14 +193,19 @@ def bench(args, paths, build_status):
                 stats.add_wer(group)
                 rows += group
     ratios = stats.ratios(rows)
+    best = stats.best_ratios(rows)
+    startup_rows = []
+    if not args.no_startup:
+        clip_path = audio.clip(os.path.join(paths.root, "fixtures", "audio"), paths.cache)
+        startup_rows = startup(engines, args.models, clip_path, args.runs)
 
     environment = report.environment_line(
         started, args.runs, THREADS, load_start, os.getloadavg()[0], cores, args.language, args.omp_wait,
         paths.aural, build_status, {k: (p, seconds[k]) for k, p in audios.items()}, cpu_model())
-    text = report.markdown(environment, rows, ratios)
+    text = report.markdown(environment, rows, ratios, best, startup_rows)
     print("\n" + text)
     written = report.write(os.path.join(paths.root, "bench-results"), started.strftime("%Y%m%d-%H%M%S"), text, rows,
-                           ratios)
+                           ratios, startup_rows)
     log(f"bench: wrote {os.path.relpath(written, paths.root)} and its .csv")
     return text
 
@@ -189,7 +230,7 @@ def main(argv=None):
     paths = Paths.from_environment(root, os.environ)
     build_status = "not built (--no-build)" if args.no_build else "not built (not asked for)"
     try:
-        if not args.no_build and "aural" in args.engines:
+        if not args.no_build and any(n in aural.COMPUTE_TYPES for n in args.engines):
             log("bench: swift build -c release --product aural ...")
             build_status = aural.build(root)
             if build_status != "built":

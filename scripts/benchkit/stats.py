@@ -2,8 +2,11 @@
 import re
 import statistics
 
-# Engines aural is compared with, in the order the ratio table lists them.
+# aural's modes, and the engines each is compared with, in the order the ratio table lists them.
+AURALS = ("aural-fp32", "aural-int8")
 OTHERS = ("fw-fp32", "fw-int8", "whisper.cpp")
+# The engine aural's best mode is held against (issue 12: at most 0.7x its time in every cell).
+TARGET = "fw-int8"
 # The engine whose text is the reference for the word error rate.
 REFERENCE = "fw-fp32"
 
@@ -15,8 +18,27 @@ def median(values):
 
 
 def words(text):
-    """The words WER compares: lower-cased runs of letters, digits and apostrophes; punctuation is dropped."""
-    return re.findall(r"[a-z0-9']+", text.lower())
+    """The words WER compares: lower-cased runs of letters (any script), digits and apostrophes; punctuation is
+    dropped."""
+    return re.findall(r"(?:[^\W_]|')+", text.lower())
+
+
+def characters(text):
+    """The characters CER compares (for Chinese, which has no spaces): lower-cased letters and digits of any
+    script; spaces and punctuation are dropped."""
+    return [c for c in text.lower() if c.isalnum()]
+
+
+def distance(reference, hypothesis):
+    """Levenshtein distance between two token lists (substitutions, insertions and deletions, each 1)."""
+    row = list(range(len(hypothesis) + 1))
+    for i in range(1, len(reference) + 1):
+        diagonal, row[0] = row[0], i
+        for j in range(1, len(hypothesis) + 1):
+            above = row[j]
+            row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (reference[i - 1] != hypothesis[j - 1]))
+            diagonal = above
+    return row[len(hypothesis)]
 
 
 def wer(reference, hypothesis):
@@ -27,14 +49,7 @@ def wer(reference, hypothesis):
     ref, hyp = words(reference), words(hypothesis)
     if not ref:
         return 0.0 if not hyp else 1.0
-    row = list(range(len(hyp) + 1))
-    for i in range(1, len(ref) + 1):
-        diagonal, row[0] = row[0], i
-        for j in range(1, len(hyp) + 1):
-            above = row[j]
-            row[j] = min(row[j] + 1, row[j - 1] + 1, diagonal + (ref[i - 1] != hyp[j - 1]))
-            diagonal = above
-    return row[len(hyp)] / len(ref)
+    return distance(ref, hyp) / len(ref)
 
 
 def summarize(runs, audio_seconds):
@@ -60,19 +75,22 @@ def add_wer(rows):
             r["wer_vs_fw_fp32"] = wer(reference, r.get("full_text"))
 
 
+def _same_cell(a, b):
+    return a["audio"] == b["audio"] and a["model"] == b["model"] and a["beam"] == b["beam"]
+
+
 def ratios(rows):
-    """aural / other for every aural row that has an `other` row with the same audio, model and beam.
+    """aural / other for every aural row (each mode) that has an `other` row with the same audio, model and beam.
 
     time_ratio compares transcription times, or wall times when either engine did not report one (basis says
     which); wall_ratio compares wall times; rss_ratio peak memory (None when the other's is unknown).
     """
     result = []
     for a in rows:
-        if a["engine"] != "aural" or a["status"] != "ok":
+        if a["engine"] not in AURALS or a["status"] != "ok":
             continue
         for other in OTHERS:
-            o = next((x for x in rows if x["engine"] == other and x["status"] == "ok" and x["audio"] == a["audio"]
-                      and x["model"] == a["model"] and x["beam"] == a["beam"]), None)
+            o = next((x for x in rows if x["engine"] == other and x["status"] == "ok" and _same_cell(x, a)), None)
             if o is None:
                 continue
             t_a, t_o, basis = a.get("transcribe_s"), o.get("transcribe_s"), "transcribe"
@@ -81,7 +99,32 @@ def ratios(rows):
             rss_ratio = None
             if o.get("peak_rss_mib") and a.get("peak_rss_mib") is not None:
                 rss_ratio = a["peak_rss_mib"] / o["peak_rss_mib"]
-            result.append(dict(audio=a["audio"], model=a["model"], beam=a["beam"], vs=other,
+            result.append(dict(audio=a["audio"], model=a["model"], beam=a["beam"], engine=a["engine"], vs=other,
                                time_ratio=t_a / t_o, wall_ratio=a["wall_s"] / o["wall_s"], basis=basis,
                                rss_ratio=rss_ratio))
+    return result
+
+
+def best_ratios(rows, target=TARGET):
+    """Per audio/model/beam cell: aural's fastest mode by median wall time (model load included, as issue 12
+    measures) against `target`'s wall time, with the transcription-time ratio of the same pair (None when either
+    did not report one). Cells where no aural mode or the target did not run are left out."""
+    result = []
+    cells = []
+    for r in rows:
+        key = (r["audio"], r["model"], r["beam"])
+        if key not in cells:
+            cells.append(key)
+    for audio, model, beam in cells:
+        cell = [r for r in rows if (r["audio"], r["model"], r["beam"]) == (audio, model, beam) and r["status"] == "ok"]
+        modes = [r for r in cell if r["engine"] in AURALS]
+        other = next((r for r in cell if r["engine"] == target), None)
+        if not modes or other is None:
+            continue
+        best = min(modes, key=lambda r: r["wall_s"])
+        time_ratio = None
+        if best.get("transcribe_s") is not None and other.get("transcribe_s"):
+            time_ratio = best["transcribe_s"] / other["transcribe_s"]
+        result.append(dict(audio=audio, model=model, beam=beam, best=best["engine"], vs=target,
+                           wall_ratio=best["wall_s"] / other["wall_s"], time_ratio=time_ratio))
     return result

@@ -36,15 +36,21 @@ enum BLAS {
         }
     }
 
-    /// Row blocks for a product of `m` rows: one per pool thread when the product is large enough to pay for it.
+    /// Rows per cut: OpenBLAS's register tile is 16 rows in the SkylakeX sgemm kernel and 24 in the Haswell and Zen
+    /// ones (4 and 16 for dgemm); cutting at a common multiple keeps every row in the same kernel as in an unsplit
+    /// product, so a split product equals the single-threaded one bit for bit on each kernel.
+    private static let rowTile = 48
+
+    /// Row blocks for a product of `m` rows: one per pool thread when the product is large enough to pay for it,
+    /// each at least `rowTile` rows (so none is empty).
     private static func rowParts(m: Int, work: Int) -> Int {
-        work >= 1 << 21 && m >= 32 ? min(WorkerPool.current.threads, m / 16) : 1
+        work >= 1 << 21 && m >= 2 * rowTile ? min(WorkerPool.current.threads, m / rowTile) : 1
     }
 
-    /// Rows of block `part`, cut at multiples of 16 (whole register tiles for the BLAS kernel).
+    /// Rows of block `part`, cut at multiples of `rowTile`.
     private static func rowRange(_ part: Int, of parts: Int, m: Int) -> Range<Int> {
-        let lower = part == 0 ? 0 : min(m, (m * part / parts + 15) / 16 * 16)
-        let upper = part == parts - 1 ? m : min(m, (m * (part + 1) / parts + 15) / 16 * 16)
+        let lower = part == 0 ? 0 : min(m, (m * part / parts + rowTile - 1) / rowTile * rowTile)
+        let upper = part == parts - 1 ? m : min(m, (m * (part + 1) / parts + rowTile - 1) / rowTile * rowTile)
         return lower..<upper
     }
 

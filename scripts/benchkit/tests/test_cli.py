@@ -2,7 +2,10 @@ import contextlib
 import io
 import unittest
 
-from benchkit import cli, process
+import tempfile
+
+from benchkit import audio, cli, process
+from benchkit.engines.base import Run
 from benchkit.paths import Paths
 
 
@@ -10,20 +13,50 @@ class CommandLineTests(unittest.TestCase):
     def test_defaults_match_the_bash_script_it_replaced(self):
         args = cli.parser().parse_args([])
         self.assertEqual((args.models, args.audio, args.runs, args.beams, args.language, args.engines, args.no_build,
-                          args.omp_wait),
-                         (["tiny.en", "base"], "both", 3, [1, 5], "en", ["aural", "fw-fp32", "fw-int8", "whisper.cpp"],
-                          False, "default"))
+                          args.omp_wait, args.no_startup),
+                         (["tiny.en", "base"], "both", 3, [1, 5], "en",
+                          ["aural-fp32", "aural-int8", "fw-fp32", "fw-int8", "whisper.cpp"], False, "default", False))
 
     def test_lists(self):
-        args = cli.parser().parse_args(["--engines", "aural,fw-fp32", "--audio", "short", "--runs", "1", "--models",
+        args = cli.parser().parse_args(["--engines", "aural-int8,fw-fp32", "--audio", "short", "--runs", "1", "--models",
                                         "tiny.en", "--beams", "5", "--no-build", "--omp-wait", "passive"])
         self.assertEqual((args.engines, args.models, args.beams, args.runs),
-                         (["aural", "fw-fp32"], ["tiny.en"], [5], 1))
+                         (["aural-int8", "fw-fp32"], ["tiny.en"], [5], 1))
+
+    def test_start_up_only(self):
+        self.assertEqual(cli.parser().parse_args(["--audio", "none"]).audio, "none")
+        self.assertEqual(audio.prepare("none", "/nonexistent/fixtures", tempfile.gettempdir()), {})
 
     def test_unknown_engine_or_beam_is_a_usage_error(self):
-        for argv in (["--engines", "aural,whisper"], ["--beams", "1,five"]):
+        for argv in (["--engines", "aural-fp32,whisper"], ["--engines", "aural"], ["--beams", "1,five"]):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
                 cli.parser().parse_args(argv)
+
+
+class StartupTests(unittest.TestCase):
+    class Engine:
+        """An engine that reports fixed runs (the bench's Engine protocol), to check the table's arithmetic."""
+
+        def __init__(self, name, walls, reason=None):
+            self.name, self.walls, self.reason = name, list(walls), reason
+
+        def unavailable(self, model):
+            return self.reason
+
+        def run(self, model, beam, audio):
+            wall = self.walls.pop(0)
+            return Run(wall is not None, wall or 0.0, 100.0 + (wall or 0), 0.1, 0.2, " It was", "" if wall else "boom")
+
+    def test_median_wall_largest_memory_and_why_an_engine_did_not_run(self):
+        engines = [self.Engine("aural-fp32", [0.5, 0.3, 0.4]), self.Engine("aural-int8", [], "no --compute-type"),
+                   self.Engine("fw-int8", [1.0, None])]
+        with contextlib.redirect_stderr(io.StringIO()):
+            rows = cli.startup(engines, ["tiny.en"], "/c/clip.wav", 3)
+        self.assertEqual([(r["engine"], r["status"]) for r in rows],
+                         [("aural-fp32", "ok"), ("aural-int8", "skipped"), ("fw-int8", "failed")])
+        self.assertEqual((rows[0]["startup_s"], rows[0]["load_s"], rows[0]["peak_rss_mib"], rows[0]["note"]),
+                         (0.4, 0.1, 100.5, "It was"))
+        self.assertEqual(rows[1]["note"], "no --compute-type")
 
 
 class PathTests(unittest.TestCase):

@@ -15,6 +15,30 @@ class AuralTests(unittest.TestCase):
     def test_auto_language_lets_aural_detect_it(self):
         self.assertNotIn("--language", aural.command("/r/aural", "/m/base", 1, 2, "auto", "/c/a.wav", "/tmp/out"))
 
+    def test_compute_type_is_passed_when_given(self):
+        self.assertEqual(aural.command("/r/aural", "/m/base", 1, 2, "en", "/c/a.wav", "/o", "int8")[-2:],
+                         ["--compute-type", "int8"])
+        self.assertNotIn("--compute-type", aural.command("/r/aural", "/m/base", 1, 2, "en", "/c/a.wav", "/o"))
+
+    def test_engine_names_map_to_compute_types(self):
+        self.assertEqual(aural.COMPUTE_TYPES, {"aural-fp32": "float32", "aural-int8": "int8"})
+
+    def test_an_aural_without_compute_type_runs_float32_only(self):
+        # A stand-in binary whose --help has no --compute-type (the aural before issue 12).
+        with tempfile.TemporaryDirectory() as directory:
+            binary = os.path.join(directory, "aural")
+            with open(binary, "w") as fh:
+                fh.write("#!/bin/sh\necho 'Usage: aural transcribe <audio> [--model <name>] [--beam-size <n>]'\n")
+            os.chmod(binary, 0o755)
+            fp32 = aural.Aural("aural-fp32", binary, None, 2, "en", "built")
+            int8 = aural.Aural("aural-int8", binary, None, 2, "en", "built")
+            self.assertIsNone(fp32.unavailable("tiny.en"))
+            self.assertIsNone(fp32.compute_type_flag())
+            self.assertEqual(int8.unavailable("tiny.en"), "this aural has no --compute-type")
+            with open(binary, "w") as fh:
+                fh.write("#!/bin/sh\necho '  --compute-type <float32|int8|auto>'\n")
+            self.assertEqual(aural.Aural("aural-int8", binary, None, 2, "en", "built").compute_type_flag(), "int8")
+
     def test_reads_text_and_timings_from_the_json_document(self):
         # The shape JSONWriter documents (Sources/AuralKit/Writers/JSONWriter.swift), timings included.
         doc = {"duration": 2.5, "language": "en", "language_probability": 0.94,

@@ -63,7 +63,7 @@ class SummaryTests(unittest.TestCase):
         self.assertEqual(s["rtf_wall"], 0.5)
 
     def test_wer_against_faster_whisper_float32(self):
-        group = [row("aural", full_text="a b c d"), row("fw-fp32", full_text="a b c e"),
+        group = [row("aural-fp32", full_text="a b c d"), row("fw-fp32", full_text="a b c e"),
                  row("fw-int8", status="failed")]
         stats.add_wer(group)
         self.assertEqual(group[0]["wer_vs_fw_fp32"], 0.25)
@@ -73,14 +73,14 @@ class SummaryTests(unittest.TestCase):
 
 class RatioTests(unittest.TestCase):
     def test_transcription_time_ratios_per_matching_configuration(self):
-        rows = [row("aural", wall_s=10.0, transcribe_s=8.0, peak_rss_mib=200.0),
+        rows = [row("aural-fp32", wall_s=10.0, transcribe_s=8.0, peak_rss_mib=200.0),
                 row("fw-fp32", wall_s=12.0, transcribe_s=10.0, peak_rss_mib=400.0),
                 row("fw-int8", wall_s=8.0, transcribe_s=4.0, peak_rss_mib=None),
                 row("fw-fp32", beam=5, wall_s=1.0, transcribe_s=1.0, peak_rss_mib=1.0),
                 row("whisper.cpp", status="skipped")]
         ratios = stats.ratios(rows)
-        self.assertEqual([(q["vs"], q["basis"]) for q in ratios],
-                         [("fw-fp32", "transcribe"), ("fw-int8", "transcribe")])
+        self.assertEqual([(q["engine"], q["vs"], q["basis"]) for q in ratios],
+                         [("aural-fp32", "fw-fp32", "transcribe"), ("aural-fp32", "fw-int8", "transcribe")])
         self.assertAlmostEqual(ratios[0]["time_ratio"], 0.8)
         self.assertAlmostEqual(ratios[0]["wall_ratio"], 10.0 / 12.0)
         self.assertAlmostEqual(ratios[0]["rss_ratio"], 0.5)
@@ -88,13 +88,36 @@ class RatioTests(unittest.TestCase):
         self.assertIsNone(ratios[1]["rss_ratio"])
 
     def test_wall_time_when_an_engine_reports_no_transcription_time(self):
-        rows = [row("aural", wall_s=9.0, transcribe_s=None, peak_rss_mib=1.0),
+        rows = [row("aural-fp32", wall_s=9.0, transcribe_s=None, peak_rss_mib=1.0),
                 row("whisper.cpp", wall_s=3.0, transcribe_s=2.0, peak_rss_mib=1.0)]
         (q,) = stats.ratios(rows)
         self.assertEqual((q["basis"], q["time_ratio"]), ("wall", 3.0))
 
     def test_no_ratios_without_a_successful_aural_row(self):
-        self.assertEqual(stats.ratios([row("aural", status="failed"), row("fw-fp32", wall_s=1.0)]), [])
+        self.assertEqual(stats.ratios([row("aural-fp32", status="failed"), row("fw-fp32", wall_s=1.0)]), [])
+
+
+    def test_each_aural_mode_gets_its_ratios(self):
+        rows = [row("aural-fp32", wall_s=10.0, transcribe_s=8.0), row("aural-int8", wall_s=6.0, transcribe_s=4.0),
+                row("fw-int8", wall_s=8.0, transcribe_s=5.0)]
+        self.assertEqual([(q["engine"], q["vs"], q["time_ratio"]) for q in stats.ratios(rows)],
+                         [("aural-fp32", "fw-int8", 1.6), ("aural-int8", "fw-int8", 0.8)])
+
+
+class BestModeTests(unittest.TestCase):
+    def test_fastest_aural_mode_by_wall_time_against_faster_whisper_int8_per_cell(self):
+        rows = [row("aural-fp32", wall_s=10.0, transcribe_s=8.0), row("aural-int8", wall_s=6.0, transcribe_s=4.0),
+                row("fw-fp32", wall_s=5.0, transcribe_s=4.0), row("fw-int8", wall_s=8.0, transcribe_s=5.0),
+                row("aural-fp32", beam=5, wall_s=9.0, transcribe_s=None), row("aural-int8", beam=5, status="skipped"),
+                row("fw-int8", beam=5, wall_s=12.0, transcribe_s=10.0),
+                row("aural-fp32", model="base", wall_s=1.0), row("fw-int8", model="base", status="failed")]
+        best = stats.best_ratios(rows)
+        self.assertEqual([(q["beam"], q["best"], q["vs"]) for q in best], [(1, "aural-int8", "fw-int8"),
+                                                                            (5, "aural-fp32", "fw-int8")])
+        self.assertAlmostEqual(best[0]["wall_ratio"], 0.75)
+        self.assertAlmostEqual(best[0]["time_ratio"], 0.8)
+        self.assertAlmostEqual(best[1]["wall_ratio"], 0.75)
+        self.assertIsNone(best[1]["time_ratio"])
 
 
 if __name__ == "__main__":
