@@ -95,21 +95,24 @@ struct BadInputTests {
         }
     }
 
-    @Test("an int8-quantized weight is refused with the reason")
+    @Test("an int8 weight reads as value / scale; without its scale it is a corrupt model")
     func quantizedModel() throws {
+        let scales: [Float] = [2, 0.5]
         let data = Self.modelFile(spec: "WhisperSpec", variables: [
-            ("decoder/embeddings/weight", 1, [2, 2], Data([1, 2, 3, 4])),
-            ("decoder/embeddings/weight_scale", 0, [2], Data(repeating: 0, count: 8)),
+            ("decoder/embeddings/weight", 1, [2, 2], Data([1, 2, 0xFF, 0x81])),  // 1, 2, −1, −127
+            ("decoder/embeddings/weight_scale", 0, [2], scales.withUnsafeBytes { Data($0) }),
+            ("encoder/conv1/weight", 1, [2, 2], Data([1, 2, 3, 4])),
         ])
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("auralkit-int8-\(UUID().uuidString).bin")
         try data.write(to: url)
         defer { try? FileManager.default.removeItem(at: url) }
         let file = try ModelFile(url: url)
+        #expect(try file.floats("decoder/embeddings/weight") == [0.5, 1, -2, -254])
         #expect {
-            _ = try file.floats("decoder/embeddings/weight")
+            _ = try file.floats("encoder/conv1/weight")
         } throws: { error in
-            guard case WhisperModelError.unsupportedModel(_, let reason) = error else { return false }
-            return reason.contains("int8")
+            guard case WhisperModelError.corruptModel(_, let reason) = error else { return false }
+            return reason.contains("encoder/conv1/weight_scale")
         }
     }
 

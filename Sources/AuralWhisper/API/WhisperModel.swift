@@ -65,7 +65,8 @@ public final class WhisperModel: Sendable {
             throw WhisperModelError.missingFile(path: folder.path)
         }
         let config = try ModelConfig(url: folder.appendingPathComponent("config.json"))
-        tokenizer = try Tokenizer(folder: folder)
+        // The tokenizer (mostly parsing tokenizer.json) loads on a thread of its own while the weights load here.
+        let tokenizerLoad = BackgroundLoad { try Tokenizer(folder: folder) }
         let file = try ModelFile(url: folder.appendingPathComponent("model.bin"))
         guard file.specName == "WhisperSpec" else {
             throw WhisperModelError.unsupportedModel(
@@ -83,11 +84,6 @@ public final class WhisperModel: Sendable {
         }
         let embedding = try file.shape("decoder/embeddings/weight")
         vocabularySize = embedding[0]
-        guard vocabularySize == tokenizer.vocabularySize else {
-            throw WhisperModelError.corruptModel(
-                path: folder.path,
-                reason: "vocabulary.txt has \(tokenizer.vocabularySize) tokens but the model has \(vocabularySize) embeddings")
-        }
         textContext = try file.shape("decoder/position_encodings/encodings")[0]
         audioContext = try file.shape("encoder/position_encodings/encodings")[0]
         let activation = try file.integer("decoder/activation")
@@ -96,6 +92,12 @@ public final class WhisperModel: Sendable {
         }
         encoder = try EncoderWeights(file, width: modelWidth, heads: headCount, computeType: computeType)
         decoder = try DecoderWeights(file, width: modelWidth, heads: headCount, computeType: computeType)
+        tokenizer = try tokenizerLoad.result()
+        guard vocabularySize == tokenizer.vocabularySize else {
+            throw WhisperModelError.corruptModel(
+                path: folder.path,
+                reason: "vocabulary.txt has \(tokenizer.vocabularySize) tokens but the model has \(vocabularySize) embeddings")
+        }
         logMel = LogMel(melCount: melCount)
         suppressTokens = config.suppressIDs
         suppressTokensAtBegin = config.suppressIDsBegin
@@ -104,6 +106,29 @@ public final class WhisperModel: Sendable {
         alignmentHeads = config.alignmentHeads.isEmpty
             ? (layers / 2..<layers).flatMap { l in (0..<heads).map { (l, $0) } }
             : config.alignmentHeads.filter { $0.layer < layers && $0.head < heads }
+    }
+}
+
+/// A value computed on a thread of its own (not Swift's cooperative pool) while the caller goes on; `result()` waits
+/// for it. If the caller throws first, the thread still finishes and its value is dropped.
+private final class BackgroundLoad<Value: Sendable>: @unchecked Sendable {  // `outcome` is written before `done` signals
+    private var outcome: Result<Value, any Error>?
+    private let done = DispatchSemaphore(value: 0)
+
+    init(_ body: @escaping @Sendable () throws -> Value) {
+        let thread = Thread { [self] in
+            outcome = Result { try body() }
+            done.signal()
+        }
+        thread.name = "AuralWhisper model load"
+        thread.start()
+    }
+
+    /// The value, or the error the body threw.
+    func result() throws -> Value {
+        done.wait()
+        done.signal()  // a second call returns at once
+        return try outcome!.get()
     }
 }
 
