@@ -77,6 +77,9 @@ enum Int8GEMM {
         }
     }
 
+    /// Rows per oneDNN call in a many-row product.
+    private static let blockRows = 256
+
     private static func multiplyLarge(
         _ x: UnsafePointer<Float>, rows: Int, weights w: Int8Weights, outputs: Range<Int>, bias: UnsafePointer<Float>?,
         into y: UnsafeMutablePointer<Float>, accumulate: Bool, kernels: KernelSet
@@ -97,24 +100,28 @@ enum Int8GEMM {
         for o in 0..<n { offsets[o] = -offset * w.rowSums[outputs.lowerBound + o] }
         let parts = rows >= 64 ? min(WorkerPool.current.threads, rows / 32) : 1
         WorkerPool.current.run(parts: parts) { part in
-            let lower = rows * part / parts
-            let count = rows * (part + 1) / parts - lower
-            let quantized = UnsafeMutablePointer<UInt8>.allocate(capacity: count * k)
-            let steps = UnsafeMutablePointer<Float>.allocate(capacity: count)
-            let sums = UnsafeMutablePointer<Int32>.allocate(capacity: count * n)
+            let partRows = (rows * part / parts)..<(rows * (part + 1) / parts)
+            // A block of rows at a time, so that the int32 sums stay small (a few hundred kilobytes, not megabytes).
+            let block = min(partRows.count, blockRows)
+            let quantized = UnsafeMutablePointer<UInt8>.allocate(capacity: block * k)
+            let steps = UnsafeMutablePointer<Float>.allocate(capacity: block)
+            let sums = UnsafeMutablePointer<Int32>.allocate(capacity: block * n)
             defer {
                 quantized.deallocate()
                 steps.deallocate()
                 sums.deallocate()
             }
-            quantized.withMemoryRebound(to: Int8.self, capacity: count * k) { signed in
-                kernels.table.pointee.quantize_rows(x + lower * k, count, k, k, signed, k, steps, limit, offset)
+            for lower in stride(from: partRows.lowerBound, to: partRows.upperBound, by: block) {
+                let count = min(block, partRows.upperBound - lower)
+                quantized.withMemoryRebound(to: Int8.self, capacity: count * k) { signed in
+                    kernels.table.pointee.quantize_rows(x + lower * k, count, k, k, signed, k, steps, limit, offset)
+                }
+                let ok = oneDNN.multiply(
+                    rows: count, n: n, k: k, a: quantized, lda: k, b: b, ldb: k, columnOffsets: offsets, c: sums, ldc: n)
+                precondition(ok, "oneDNN's int8 product failed on a [\(count) × \(k)]·[\(n) × \(k)]ᵀ product")
+                kernels.table.pointee.dequantize_rows(
+                    sums, count, n, n, steps, bSteps, bias, y + lower * n, n, accumulate ? 1 : 0)
             }
-            let ok = oneDNN.multiply(
-                rows: count, n: n, k: k, a: quantized, lda: k, b: b, ldb: k, columnOffsets: offsets, c: sums, ldc: n)
-            precondition(ok, "oneDNN's int8 product failed on a [\(count) × \(k)]·[\(n) × \(k)]ᵀ product")
-            kernels.table.pointee.dequantize_rows(
-                sums, count, n, n, steps, bSteps, bias, y + lower * n, n, accumulate ? 1 : 0)
         }
     }
 }

@@ -1,3 +1,5 @@
+import Foundation
+
 /// Float32 storage: activations, caches and the weights the engine computes with.
 typealias Tensor = Storage<Float>
 
@@ -13,7 +15,11 @@ typealias ByteTensor = Storage<Int8>
 /// Weights are written once at load and only read afterwards, which makes sharing them across threads safe
 /// (hence `@unchecked Sendable`). Per-run buffers (activations, caches) are created by the run that uses them and
 /// never shared.
-final class Storage<Element: Numeric>: @unchecked Sendable {
+///
+/// Memory comes from `calloc`: zero-filled by the system, so pages of a large buffer that are never written (the
+/// decoder's cache beyond the tokens decoded so far) never become resident. Elements are plain numbers (Float,
+/// Float16, Int8, Int32), whose zero is all zero bits.
+final class Storage<Element: Numeric & BitwiseCopyable>: @unchecked Sendable {
     /// The first element; valid for `count` elements while the storage lives.
     let pointer: UnsafeMutablePointer<Element>
     /// Number of elements.
@@ -22,8 +28,10 @@ final class Storage<Element: Numeric>: @unchecked Sendable {
     /// Zero-filled storage of `count` elements.
     init(count: Int) {
         self.count = count
-        pointer = .allocate(capacity: max(count, 1))
-        pointer.initialize(repeating: 0, count: max(count, 1))
+        guard let memory = calloc(max(count, 1), MemoryLayout<Element>.stride) else {
+            fatalError("out of memory allocating \(count) × \(MemoryLayout<Element>.stride) bytes")
+        }
+        pointer = memory.bindMemory(to: Element.self, capacity: max(count, 1))
     }
 
     /// Storage holding a copy of `values`.
@@ -32,7 +40,7 @@ final class Storage<Element: Numeric>: @unchecked Sendable {
         values.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: values.count) }
     }
 
-    deinit { pointer.deallocate() }
+    deinit { free(pointer) }
 
     /// The elements as an array (for tests and small values).
     var array: [Element] { Array(UnsafeBufferPointer(start: pointer, count: count)) }
