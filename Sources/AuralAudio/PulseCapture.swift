@@ -71,7 +71,8 @@ extension AudioDeviceError {
 /// and tears everything down when the capture ends, so no `pa_*` object is freed on the mainloop thread and
 /// nothing blocks Swift's cooperative pool.
 final class PulseCapture: @unchecked Sendable {
-    /// Buffers the stream holds for a slow consumer before new ones are dropped (and counted): about 5 s at 20 ms.
+    /// Buffers the stream holds for a slow consumer before new ones are dropped (and counted): about 5 s, since
+    /// buffers are one 20 ms fragment each.
     static let streamBufferLimit = 256
     /// Seconds of audio the ring holds between the capture callback and the delivery thread.
     static let ringDuration = 2.0
@@ -178,13 +179,18 @@ final class PulseCapture: @unchecked Sendable {
             mixer?.refreshIfNeeded()
             let samples = mixer?.mix(clock: ring, draining: ending != nil) ?? ring.read(maximum: ring.capacity, granule: channels)
             let now = Self.now
-            if !samples.isEmpty {
-                let frames = samples.count / channels
+            if !samples.isEmpty { lastArrival = now }
+            // Buffers of one fragment each, whatever the server's period: PipeWire delivers a whole graph period
+            // (64 ms and more) at a time where PulseAudio delivers the 20 ms asked for, and the stream's limit,
+            // `streamBufferLimit`, counts buffers.
+            let fragment = max(Int(rate * PulseRecordStream.fragmentDuration), 1) * channels
+            for chunkStart in stride(from: 0, to: samples.count, by: fragment) {
+                let chunk = Array(samples[chunkStart..<min(chunkStart + fragment, samples.count)])
+                let frames = chunk.count / channels
                 // Dropped frames still count, so a buffer's time stays true to the audio after an overrun.
                 let startTime = Double(position + ring.droppedSamples / channels) / rate
                 position += frames
-                lastArrival = now
-                if case .dropped = continuation.yield(AudioBuffer(samples: samples, format: format, startTime: startTime)) {
+                if case .dropped = continuation.yield(AudioBuffer(samples: chunk, format: format, startTime: startTime)) {
                     streamDroppedFrames.add(frames, ordering: .relaxed)
                 }
             }

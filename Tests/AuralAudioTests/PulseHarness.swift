@@ -117,8 +117,18 @@ enum PulseHarness {
         return true
     }
 
-    /// A second, private PulseAudio daemon that a test may stop: returns its server address and process. Given the
-    /// `directory` of one that was killed, starts a new daemon there, on the same socket (a restart).
+    /// Whether the tests run under `scripts/with-pipewire` (PipeWire through pipewire-pulse) rather than PulseAudio.
+    static var isPipeWire: Bool {
+        ProcessInfo.processInfo.environment["AURALKIT_TEST_SOUND_SERVER"] == "pipewire"
+    }
+
+    /// A second, private sound server that a test may stop: returns its server address and process. Given the
+    /// `directory` of one that was killed, starts a new one there, on the same socket (a restart).
+    ///
+    /// Under PulseAudio it is a daemon of its own with a null sink as its default output and that sink's monitor as
+    /// its default input. Under PipeWire it is a second pipewire-pulse on the private PipeWire's graph, with a socket
+    /// of its own: the process a libpulse client talks to, which the test freezes or kills (the graph, the shared
+    /// devices and the other tests' connections stay up).
     static func startExtraDaemon(in existing: URL? = nil) async throws -> (server: String, process: Process, directory: URL) {
         let directory = existing
             ?? FileManager.default.temporaryDirectory.appendingPathComponent("auralkit-extra-\(UUID().uuidString)")
@@ -127,6 +137,22 @@ enum PulseHarness {
         let socket = directory.appendingPathComponent("run/pulse/native").path
         // A killed daemon leaves its socket file behind; the new one must not be mistaken for ready.
         try? FileManager.default.removeItem(atPath: socket)
+        if isPipeWire {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            process.arguments = ["pipewire-pulse"]
+            var environment = ProcessInfo.processInfo.environment
+            // The socket goes to PULSE_RUNTIME_PATH; XDG_RUNTIME_DIR stays the private PipeWire's, to find its graph.
+            environment["PULSE_RUNTIME_PATH"] = directory.appendingPathComponent("run/pulse").path
+            process.environment = environment
+            process.standardOutput = FileHandle.nullDevice
+            process.standardError = FileHandle.nullDevice
+            try process.run()
+            let ready = await eventually(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
+            try #require(ready, "the extra pipewire-pulse did not start")
+            try await Task.sleep(for: .milliseconds(50))
+            return ("unix:\(socket)", process, directory)
+        }
         let config = """
             load-module module-native-protocol-unix auth-anonymous=1 socket=\(socket)
             load-module module-null-sink sink_name=extra_speaker rate=16000 channels=1 format=s16le

@@ -31,9 +31,7 @@ struct LiveSessionTests {
         #expect(error == nil)
         #expect(!volatiles.isEmpty)
         let live = finals.map { String($0.text.characters) }.joined()
-        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
-        let file = try Transcriber(model: model).transcribe(try Fixtures.samples("two_cities.wav"), options: DecodingOptions(language: "en"))
-            .segments.map(\.text).joined()
+        let file = try await offPool { try SpeechSessionTests.fileText("two_cities.wav") }
         let reference = ReferenceTranscripts.twoCities
         let liveWER = WordErrorRate.percent(reference: reference, hypothesis: live)
         let fileWER = WordErrorRate.percent(reference: reference, hypothesis: file)
@@ -63,7 +61,7 @@ struct LiveSessionTests {
         let (finals, _, error) = await collector.value
         #expect(error == nil)
         let text = finals.map { String($0.text.characters) }.joined()
-        let reference = try SpeechSessionTests.fileText("beckett.wav")
+        let reference = try await offPool { try SpeechSessionTests.fileText("beckett.wav") }
         #expect(WordErrorRate.percent(reference: reference, hypothesis: text) <= 10, "\(text)\nvs\n\(reference)")
     }
 

@@ -9,7 +9,7 @@ import Testing
 @MainActor
 @Suite("SpeechSession", .serialized, .requiresFixtures(audio: ["beckett.wav", "two_cities.wav"], models: ["tiny.en"]))
 struct SpeechSessionTests {
-    static func fileText(_ recording: String) throws -> String {
+    nonisolated static func fileText(_ recording: String) throws -> String {
         let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
         return try Transcriber(model: model).transcribe(try Fixtures.samples(recording), options: DecodingOptions(language: "en"))
             .segments.map(\.text).joined()
