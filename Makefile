@@ -19,19 +19,20 @@ demo: setup
 # (scripts/benchkit: pure Python, no model, well under a second), which end with unittest's "OK"; then every Swift
 # suite but the live-microphone ones; then an app's package that depends on a tagged clone of this repository
 # (scripts/consumer-check); then the suites that play recordings into the virtual microphone, on their own, since
-# the audio layer's tests share the daemon's devices; last the live-audio suites again (the audio layer's and the
-# live microphone's), against a private PipeWire (test-pipewire), but for one test that PipeWire still fails:
-# excludesAProcess, where an application starting mid-capture is heard about 220 ms late (issue 13, open).
+# the audio layer's tests share the daemon's devices. PipeWire is `make test-pipewire`, not part of this yet.
 test: setup
 	python3 -m unittest discover -s scripts/benchkit -t scripts
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --skip LiveMicrophone
 	scripts/consumer-check
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter LiveMicrophone
-	scripts/with-pipewire $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter 'PulseAudioTests|LiveMicrophone' --skip excludesAProcess
 
-# Only the live-audio suites (the audio layer's and the live microphone's) against a private PipeWire (pipewire,
-# wireplumber, pipewire-pulse) that scripts/with-pipewire starts and stops: the last phase of `make test`.
+# The live-audio suites (the audio layer's and the live microphone's) against a private PipeWire (pipewire,
+# wireplumber, pipewire-pulse) that scripts/with-pipewire starts and stops, but for excludesAProcess (PipeWire hears
+# an application that starts mid-capture about 220 ms late). Not part of `make test` yet: in a fresh-clone run on
+# 2026-12-01 (8bb4e50, with the 1024-frame period) this phase failed 3 tests: the default input's NCC (0.87 in one
+# case), an output chosen by name, and `aural listen` in tmux (WER 41 %): the private PipeWire on 2 loaded cores is
+# not yet reliable (issue 13).
 test-pipewire: setup
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
 	scripts/with-pipewire $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter 'PulseAudioTests|LiveMicrophone' --skip excludesAProcess
