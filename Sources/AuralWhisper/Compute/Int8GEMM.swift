@@ -22,6 +22,9 @@ enum Int8GEMM {
         #endif
     }()
 
+    /// Whether products with `kernels` run the VNNI kernel (a test may pick a lower level than the CPU's).
+    private static func usesVNNI(_ kernels: KernelSet) -> Bool { usesVNNI && kernels.level == .avx512 }
+
     /// y[rows × outputs.count] = x[rows × in]·W[outputs]ᵀ (+ y with `accumulate`) (+ bias[outputs] when given).
     static func multiply(
         _ x: UnsafePointer<Float>, rows: Int, weights w: Int8Weights, outputs: Range<Int>, bias: UnsafePointer<Float>?,
@@ -41,7 +44,7 @@ enum Int8GEMM {
     ) {
         let k = w.inFeatures
         let n = outputs.count
-        let vnni = usesVNNI && kernels.level == .avx512
+        let vnni = usesVNNI(kernels)
         let quantized = UnsafeMutablePointer<Int8>.allocate(capacity: rows * k)
         let steps = UnsafeMutablePointer<Float>.allocate(capacity: rows)
         defer {
@@ -96,7 +99,7 @@ enum Int8GEMM {
         let offsets = UnsafeMutablePointer<Int32>.allocate(capacity: n)
         defer { offsets.deallocate() }
         // 8-bit activations offset by 128 with VNNI, 7-bit ones offset by 64 without (see above).
-        let (limit, offset): (Int32, Int32) = usesVNNI && kernels.level == .avx512 ? (127, 128) : (63, 64)
+        let (limit, offset): (Int32, Int32) = usesVNNI(kernels) ? (127, 128) : (63, 64)
         for o in 0..<n { offsets[o] = -offset * w.rowSums[outputs.lowerBound + o] }
         let parts = rows >= 64 ? min(WorkerPool.current.threads, rows / 32) : 1
         WorkerPool.current.run(parts: parts) { part in

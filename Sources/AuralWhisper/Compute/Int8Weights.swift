@@ -16,13 +16,9 @@ struct Int8Weights: Sendable {
     /// Quantizes float weights [out × in] row by row (CTranslate2's rule, so the values equal those CTranslate2
     /// computes when it loads a float folder with `compute_type="int8"`).
     init(quantizing weights: UnsafePointer<Float>, outFeatures: Int, inFeatures: Int, kernels: KernelSet = .active) {
-        self.outFeatures = outFeatures
-        self.inFeatures = inFeatures
-        values = ByteTensor(count: outFeatures * inFeatures)
-        steps = Tensor(count: outFeatures)
-        kernels.table.pointee.quantize_rows(
-            weights, outFeatures, inFeatures, inFeatures, values.pointer, inFeatures, steps.pointer, 127, 0)
-        rowSums = Self.sums(values, outFeatures: outFeatures, inFeatures: inFeatures)
+        self.init(outFeatures: outFeatures, inFeatures: inFeatures, kernels: kernels) { rows, out in
+            out.update(from: weights + rows.lowerBound * inFeatures, count: rows.count * inFeatures)
+        }
     }
 
     /// Quantizes float weights that `readRows` delivers a block of rows at a time (rows, a buffer of rows × in floats

@@ -136,29 +136,41 @@ struct ModelFile {
             }
             return out
         }
-        guard type == .float32 || type == .float16 || type == .bfloat16 else {
-            throw WhisperModelError.unsupportedModel(
-                path: path,
-                reason: "variable \(name) is stored as \(type) without a scale; this engine reads float16, float32, bfloat16 and int8 (scaled per row) weights")
-        }
+        try requireFloats(name, v)
         let count = v.shape.reduce(1, *)
         defer { release(v.range) }
         return data.withUnsafeBytes { raw -> [Float] in
             let base = raw.baseAddress!.advanced(by: v.range.lowerBound)
             return [Float](unsafeUninitializedCapacity: count) { out, initialized in
-                switch type {
-                case .float16:
-                    if count > 0 { KernelSet.active.table.pointee.half_to_float(base, count, out.baseAddress!) }
-                case .bfloat16:
-                    for i in 0..<count {
-                        out[i] = Float(bitPattern: UInt32(base.loadUnaligned(fromByteOffset: 2 * i, as: UInt16.self)) << 16)
-                    }
-                default:
-                    for i in 0..<count {
-                        out[i] = Float(bitPattern: base.loadUnaligned(fromByteOffset: 4 * i, as: UInt32.self))
-                    }
-                }
+                if count > 0 { Self.widen(base, type, first: 0, count: count, into: out.baseAddress!) }
                 initialized = count
+            }
+        }
+    }
+
+    /// Throws `unsupportedModel` unless `v` is stored as float32, float16 or bfloat16.
+    private func requireFloats(_ name: String, _ v: Variable) throws {
+        guard v.dataType == .float32 || v.dataType == .float16 || v.dataType == .bfloat16 else {
+            throw WhisperModelError.unsupportedModel(
+                path: path,
+                reason: "variable \(name) is stored as \(v.dataType) without a scale; this engine reads float16, float32, bfloat16 and int8 (scaled per row) weights")
+        }
+    }
+
+    /// Elements first..<first + count of a float32, float16 or bfloat16 payload at `base`, as Float (exactly).
+    private static func widen(
+        _ base: UnsafeRawPointer, _ type: DataType, first: Int, count: Int, into out: UnsafeMutablePointer<Float>
+    ) {
+        switch type {
+        case .float16:
+            KernelSet.active.table.pointee.half_to_float(base + 2 * first, count, out)
+        case .bfloat16:
+            for i in 0..<count {
+                out[i] = Float(bitPattern: UInt32(base.loadUnaligned(fromByteOffset: 2 * (first + i), as: UInt16.self)) << 16)
+            }
+        default:
+            for i in 0..<count {
+                out[i] = Float(bitPattern: base.loadUnaligned(fromByteOffset: 4 * (first + i), as: UInt32.self))
             }
         }
     }
@@ -207,29 +219,12 @@ struct ModelFile {
             throw WhisperModelError.corruptModel(path: path, reason: "variable \(name) has rank \(v.shape.count), expected 2")
         }
         let columns = v.shape.dropFirst().reduce(1, *)
-        let type = v.dataType
-        guard type == .float32 || type == .float16 || type == .bfloat16 else {
-            throw WhisperModelError.unsupportedModel(
-                path: path, reason: "variable \(name) is stored as \(type) without a scale")
-        }
+        try requireFloats(name, v)
         defer { release(v.range) }
         return data.withUnsafeBytes { raw in
             let base = raw.baseAddress!.advanced(by: v.range.lowerBound)
             return Int8Weights(outFeatures: v.shape[0], inFeatures: columns) { rows, out in
-                let first = rows.lowerBound * columns
-                let count = rows.count * columns
-                switch type {
-                case .float16:
-                    KernelSet.active.table.pointee.half_to_float(base + 2 * first, count, out)
-                case .bfloat16:
-                    for i in 0..<count {
-                        out[i] = Float(bitPattern: UInt32(base.loadUnaligned(fromByteOffset: 2 * (first + i), as: UInt16.self)) << 16)
-                    }
-                default:
-                    for i in 0..<count {
-                        out[i] = Float(bitPattern: base.loadUnaligned(fromByteOffset: 4 * (first + i), as: UInt32.self))
-                    }
-                }
+                Self.widen(base, v.dataType, first: rows.lowerBound * columns, count: rows.count * columns, into: out)
             }
         }
     }
