@@ -109,8 +109,14 @@ func replay(_ samples: [Float]) throws -> ([Display], Double) {
         encoderPaddingSeconds: encoderPadding, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
     var finals: [String] = []
     var displays: [Display] = []
-    if show, let flush = events.last(where: \.isFlush) {
-        print("flush: " + flush.committed.map { String(format: "%@ (%.2f–%.2f s, p %.2f)", $0.text as NSString, $0.start, $0.end, $0.confidence) }.joined(separator: ","))
+    if show {
+        // The last final words, with the update that committed them: where a replay's end goes wrong.
+        let tail = events.enumerated().flatMap { index, event in event.committed.map { (index, event, $0) } }.suffix(4)
+        for (index, event, word) in tail {
+            print(String(
+                format: "final %@ (%.2f–%.2f s, p %.2f) at update %d (audio %.1f s%@)", word.text as NSString, word.start, word.end,
+                word.confidence, index, event.audioTime, event.isFlush ? ", flush" : ""))
+        }
     }
     for event in events {
         finals += event.committed.map { $0.text.trimmingCharacters(in: .whitespaces) }

@@ -8,7 +8,8 @@ import Foundation
 /// committed before the buffer condition it as previous text, so a decode only has to find what comes next. The new
 /// words go through `LocalAgreement`: those two consecutive decodes agree on become final, the rest are volatile and
 /// are replaced by the next update. A flush (`update(final: true)`) commits every word of one last decode, so audio
-/// received before a stop, a pause or the end of a file is never lost.
+/// received before a stop, a pause or the end of a file is never lost; only unlikely words at a decode's end (below
+/// `Configuration.trailingWordMinimumConfidence`, Whisper's inventions on noise) never become final.
 ///
 /// Not thread-safe: one owner calls `append` and `update` (the session's inference thread, or a replay harness).
 final class StreamingTranscription {
@@ -34,6 +35,10 @@ final class StreamingTranscription {
         var holdbackSeconds: Double = defaultHoldbackSeconds
         /// The default of `holdbackSeconds`.
         static let defaultHoldbackSeconds = 0.0
+        /// Words at the end of a decode with a lower probability stay volatile, and a flush drops them: on the noise
+        /// after speech Whisper invents a word ("So,", "You") that two decodes may agree on, always with a probability
+        /// near 0. 0.15 is faster-whisper's threshold for an anomalous word (`hallucination_silence_threshold`).
+        var trailingWordMinimumConfidence: Double = 0.15
         /// When words become final.
         var policy: StreamingPolicy = .localAgreement
         /// Seconds of padding after the buffer's audio in the encoder's window, which is then shorter than Whisper's
@@ -166,7 +171,9 @@ final class StreamingTranscription {
                 }
             }
             let horizon = audioTime - configuration.holdbackSeconds
-            if let keep = committed.firstIndex(where: { $0.end > horizon }) {
+            // Agreed words near the audio's end, and unlikely words that end the decode, wait for the next update.
+            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, confidentPrefixCount(committed + pending))
+            if keep < committed.count {
                 pending = Array(committed[keep...]) + pending
                 committed = Array(committed[..<keep])
                 agreement.holdBack(pending)
@@ -243,11 +250,19 @@ final class StreamingTranscription {
 
     // MARK: - Committing
 
+    /// Commits `words` but their unlikely end (see `trailingWordMinimumConfidence`): the end of a flush.
     private func commitAll(_ words: [TimedWord], audioTime: Double, started: Date) -> Update {
         agreement.reset()
         return Update(
-            committed: commit(words), volatile: [], audioTime: audioTime,
+            committed: commit(Array(words.prefix(confidentPrefixCount(words)))), volatile: [], audioTime: audioTime,
             computeSeconds: Date().timeIntervalSince(started), isFinal: true, alternatives: [])
+    }
+
+    /// How many of `words` remain once the words at the end below `trailingWordMinimumConfidence` are left out.
+    private func confidentPrefixCount(_ words: [TimedWord]) -> Int {
+        var count = words.count
+        while count > 0 && words[count - 1].confidence < configuration.trailingWordMinimumConfidence { count -= 1 }
+        return count
     }
 
     /// Records `words` as committed and returns them as they are delivered.

@@ -70,6 +70,18 @@ struct LiveReplayTests {
         #expect(mean(b) <= mean(a), "aligned \(b) vs agreed \(a)")
     }
 
+    @Test("no invented word after the last spoken one: finals end with the recording's last word")
+    func nothingInventedAfterSpeech() async throws {
+        // Shifted by 0.2 s and followed by a second of silence, two_cities.wav's room noise after its last word made
+        // two updates agree on an invented "So," (probability 0.00) before the trailing-word rule existed.
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
+        let recording = try Fixtures.samples("two_cities.wav")
+        let samples = [Float](repeating: 0, count: 3_200) + recording + [Float](repeating: 0, count: 16_000)
+        let events = try await offPool { try LiveReplay(model: model).run(samples) }
+        let words = WordErrorRate.words(events.flatMap(\.committed).map(\.text).joined())
+        #expect(words.suffix(3) == ["of", "comparison", "only"], "\(words.suffix(5))")
+    }
+
     @Test("volatile words appear before they are final")
     func volatileFirst() async throws {
         let (events, _, _) = try await Self.replay("beckett.wav")
