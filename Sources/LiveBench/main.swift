@@ -26,7 +26,7 @@ struct Item {
 var modelName = "tiny.en"
 var cadence = 0.5  // StreamingTranscription.Configuration.cadenceSeconds
 var realtime = false
-var computeType = ComputeType.float32
+var computeType = ComputeType.auto
 var manifest: String?
 var language = "en"
 var show = false
@@ -139,15 +139,24 @@ func live(_ url: URL) async throws -> ([Display], Double) {
     let started = Date()
     let consumer = Task { @MainActor in
         var finals: [String] = []
+        var volatile: SpeechTranscriber.Result?
         var displays: [Display] = []
+        func words(_ text: String) -> [String] { text.split(separator: " ").map(String.init) }
         for try await result in stream {
-            let words = String(result.text.characters).split(separator: " ").map(String.init)
             let time = Date().timeIntervalSince(started)
             if result.isFinal {
-                finals += words
-                displays.append(Display(time: time, finalWords: finals, volatileWords: []))
+                // As `aural listen` shows it: the volatile words after the final's range stay until the next
+                // volatile result replaces them.
+                finals += words(String(result.text.characters))
+                let rest = volatile.map { volatile in
+                    volatile.text.runs.filter { ($0.audioTimeRange?.start ?? .zero) >= result.range.end }
+                        .map { String(volatile.text[$0.range].characters) }.joined()
+                } ?? ""
+                volatile = nil
+                displays.append(Display(time: time, finalWords: finals, volatileWords: words(rest)))
             } else {
-                displays.append(Display(time: time, finalWords: finals, volatileWords: words))
+                volatile = result
+                displays.append(Display(time: time, finalWords: finals, volatileWords: words(String(result.text.characters))))
             }
         }
         return displays

@@ -280,7 +280,8 @@ struct ListenLiveMicrophoneTests {
 
     /// What `aural transcribe` makes of the whole recording with the same model.
     static func fileTranscription(_ recording: String) throws -> String {
-        let result = try CLI.run(["transcribe", "--model", "tiny.en", "--language", "en", "--quiet", CLI.audio(recording)])
+        // `aural listen`'s default compute type, so that live and file text differ only by streaming.
+        let result = try CLI.run(["transcribe", "--model", "tiny.en", "--language", "en", "--compute-type", "auto", "--quiet", CLI.audio(recording)])
         guard result.status == 0 else { throw TmuxError(message: "aural transcribe failed: \(result.stderr)") }
         return result.stdout
     }

@@ -17,15 +17,18 @@ public struct AnalyzerConfiguration: Equatable, Sendable {
     /// - Note: with `true`, the session stays `.preparing` for the load (about a second for small models) but the
     ///   first audio is decoded at once; with `false`, capture starts sooner and the first result comes later.
     public var preparesAnalyzerBeforeStart: Bool
-    /// How the model computes: `.float32` (the default; the same text as `aural transcribe`), `.int8` (quantized:
-    /// cheaper updates and a quarter of the weight memory, a word or two may differ), or `.auto` (the faster on this
-    /// machine). A Linux addition; see `ComputeType`.
+    /// How the model computes: `.auto` (the default: int8 where oneDNN opens, else float32), `.float32` (the same
+    /// text as `aural transcribe` with its default), or `.int8` (quantized: cheaper updates and a quarter of the weight
+    /// memory; a word or two may differ from float32). A Linux addition; see `ComputeType`.
+    /// - Note: the default is `.auto` because live results wait on each update's compute: in real time on the bundled
+    ///   recordings int8 brought a word's first appearance from 0.59 s to 0.43–0.50 s (docs/streaming.md), and on the
+    ///   evaluation set int8's WER is no worse than float32's (docs/engine.md).
     public var computeType: ComputeType
 
     /// A configuration; every argument has the default documented on its property.
     public init(
         priority: TaskPriority = .userInitiated, modelRetention: AnalyzerModelRetention = .lingering,
-        preparesAnalyzerBeforeStart: Bool = true, computeType: ComputeType = .float32
+        preparesAnalyzerBeforeStart: Bool = true, computeType: ComputeType = .auto
     ) {
         self.priority = priority
         self.modelRetention = modelRetention
@@ -33,7 +36,7 @@ public struct AnalyzerConfiguration: Equatable, Sendable {
         self.computeType = computeType
     }
 
-    /// `.userInitiated`, `.lingering`, prepared before start.
+    /// `.userInitiated`, `.lingering`, prepared before start, `.auto` compute type.
     public static let `default` = AnalyzerConfiguration()
 }
 

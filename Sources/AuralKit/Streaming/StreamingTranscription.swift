@@ -39,6 +39,10 @@ final class StreamingTranscription {
         /// after speech Whisper invents a word ("So,", "You") that two decodes may agree on, always with a probability
         /// near 0. 0.15 is faster-whisper's threshold for an anomalous word (`hallucination_silence_threshold`).
         var trailingWordMinimumConfidence: Double = 0.15
+        /// Volatile words at the end of a decode with a lower probability are not shown: the newest word is the one
+        /// the next update most often spells differently or drops. On the bundled recordings (`scripts/live-bench`)
+        /// 0.5 took flicker from 0.20 to 0.07 for 0.06 s more until a word's first appearance (docs/streaming.md).
+        var volatileWordMinimumConfidence: Double = 0.5
         /// When words become final.
         var policy: StreamingPolicy = .localAgreement
         /// Seconds of padding after the buffer's audio in the encoder's window, which is then shorter than Whisper's
@@ -179,7 +183,7 @@ final class StreamingTranscription {
                 agreement.holdBack(pending)
             }
             result = Update(
-                committed: commit(committed), volatile: pending, audioTime: audioTime,
+                committed: commit(committed), volatile: Array(pending.prefix(Self.prefixCount(of: pending, above: configuration.volatileWordMinimumConfidence))), audioTime: audioTime,
                 computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
         }
         trim(final: final)
@@ -260,8 +264,13 @@ final class StreamingTranscription {
 
     /// How many of `words` remain once the words at the end below `trailingWordMinimumConfidence` are left out.
     private func confidentPrefixCount(_ words: [TimedWord]) -> Int {
+        Self.prefixCount(of: words, above: configuration.trailingWordMinimumConfidence)
+    }
+
+    /// How many of `words` remain once the words at the end with a confidence below `minimum` are left out.
+    static func prefixCount(of words: [TimedWord], above minimum: Double) -> Int {
         var count = words.count
-        while count > 0 && words[count - 1].confidence < configuration.trailingWordMinimumConfidence { count -= 1 }
+        while count > 0 && words[count - 1].confidence < minimum { count -= 1 }
         return count
     }
 

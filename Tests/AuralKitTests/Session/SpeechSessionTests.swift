@@ -10,7 +10,8 @@ import Testing
 @Suite("SpeechSession", .serialized, .requiresFixtures(audio: ["beckett.wav", "two_cities.wav"], models: ["tiny.en"]))
 struct SpeechSessionTests {
     nonisolated static func fileText(_ recording: String) throws -> String {
-        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
+        // The compute type of a session's default configuration, so that live and file text differ only by streaming.
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: AnalyzerConfiguration.default.computeType.resolved)
         return try Transcriber(model: model).transcribe(try Fixtures.samples(recording), options: DecodingOptions(language: "en"))
             .segments.map(\.text).joined()
     }
