@@ -66,7 +66,8 @@ public struct LiveReplay: Sendable {
         let transcription = StreamingTranscription(
             decoder: WindowDecoder(model: model), language: language, configuration: .init(
                 options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, holdbackSeconds: holdbackSeconds,
-                policy: policy, encoderPaddingSeconds: encoderPaddingSeconds))
+                speechDetector: try? SpeechSession.loadVoiceActivityModel(), policy: policy,
+                encoderPaddingSeconds: encoderPaddingSeconds))
         let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         var events: [Event] = []
         var position = 0
