@@ -262,8 +262,7 @@ public final class SpeechSession {
             options.maxNewTokens = 96
             let transcription = StreamingTranscription(
                 decoder: WindowDecoder(model: model.model), language: model.language,
-                configuration: .init(
-                    options: options, contextPrompt: prompt, speechDetector: try? Self.loadVoiceActivityModel(), policy: streamingPolicy))
+                configuration: .init(options: options, contextPrompt: prompt, policy: streamingPolicy))
             let delivery = ResultDelivery(
                 assembler: ResultAssembler(
                     reportingOptions: reportingOptions, attributeOptions: attributeOptions,

@@ -66,8 +66,7 @@ public struct LiveReplay: Sendable {
         let transcription = StreamingTranscription(
             decoder: WindowDecoder(model: model), language: language, configuration: .init(
                 options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, holdbackSeconds: holdbackSeconds,
-                speechDetector: try? SpeechSession.loadVoiceActivityModel(), policy: policy,
-                encoderPaddingSeconds: encoderPaddingSeconds))
+                policy: policy, encoderPaddingSeconds: encoderPaddingSeconds))
         let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         var events: [Event] = []
         var position = 0

@@ -1,4 +1,3 @@
-import AuralVAD
 import AuralWhisper
 import Foundation
 
@@ -44,13 +43,6 @@ final class StreamingTranscription {
         /// the next update most often spells differently or drops. On the bundled recordings (`scripts/live-bench`)
         /// 0.5 took flicker from 0.20 to 0.07 for 0.06 s more until a word's first appearance (docs/streaming.md).
         var volatileWordMinimumConfidence: Double = 0.5
-        /// Silero VAD over the received audio, or nil: words that start more than `speechEndMarginSeconds` after the
-        /// last speech it heard (`SpeechEnd`) are dropped. A breath or a click after speech is louder than
-        /// `silenceRMS`, and on it tiny.en writes "And only." or "you can" with probabilities of ordinary words (the
-        /// live tests saw both).
-        var speechDetector: SileroVAD? = nil
-        /// See `speechDetector`: DTW places a word's start up to a few frames early or late.
-        var speechEndMarginSeconds: Double = 0.5
         /// When words become final.
         var policy: StreamingPolicy = .localAgreement
         /// Seconds of padding after the buffer's audio in the encoder's window, which is then shorter than Whisper's
@@ -97,15 +89,12 @@ final class StreamingTranscription {
     private var agreement = LocalAgreement()
     /// Whether anything has been committed in this session (the first final loses its leading space).
     private var hasCommitted = false
-    /// `configuration.speechDetector` over the received audio.
-    private var speechEnd: SpeechEnd?
 
     init(decoder: WindowDecoder, language: String, configuration: Configuration) {
         self.decoder = decoder
         self.language = language
         self.configuration = configuration
         promptText = configuration.contextPrompt ?? ""
-        speechEnd = configuration.speechDetector.map(SpeechEnd.init)
     }
 
     /// Seconds of session audio received.
@@ -118,7 +107,6 @@ final class StreamingTranscription {
     func append(_ samples: [Float]) {
         buffer += samples
         receivedSamples += samples.count
-        speechEnd?.append(samples)
     }
 
     /// Advances the session's clock over `count` samples the engine does not hear (silence that voice activation
@@ -132,7 +120,6 @@ final class StreamingTranscription {
         }
         receivedSamples += count
         decodedThrough += count
-        speechEnd?.restart(at: receivedSamples)
     }
 
     /// Decodes the buffer and commits what the policy allows; with `final`, commits every word (a flush). Returns nil
@@ -226,10 +213,7 @@ final class StreamingTranscription {
         let words = result.segments.flatMap { $0.words ?? [] }.map(TimedWord.init)
         let alternatives = result.alternatives.map { decoder.text(of: $0) }
         // Words placed after the last sound are Whisper's inventions ("You", "Thank you.") on trailing silence.
-        var soundEnd = Double(bufferStart + lastSoundSample(samples)) / Double(WhisperTime.sampleRate)
-        if let lastSpeechSample = speechEnd?.lastSpeechSample, lastSpeechSample > bufferStart {
-            soundEnd = min(soundEnd, Double(lastSpeechSample) / Double(WhisperTime.sampleRate) + configuration.speechEndMarginSeconds)
-        }
+        let soundEnd = Double(bufferStart + lastSoundSample(samples)) / Double(WhisperTime.sampleRate)
         // Punctuation standing alone after a space (" .", ". . .") is no word: the decoder writes it at the end of
         // speech, and once committed it would be forced and written again. Punctuation that closes the last
         // committed word (".") stays.
