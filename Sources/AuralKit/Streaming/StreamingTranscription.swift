@@ -36,9 +36,17 @@ final class StreamingTranscription {
         /// The default of `holdbackSeconds`.
         static let defaultHoldbackSeconds = 0.0
         /// Words at the end of a decode with a lower probability stay volatile, and a flush drops them: on the noise
-        /// after speech Whisper invents a word ("So,", "You") that two decodes may agree on, always with a probability
-        /// near 0. 0.15 is faster-whisper's threshold for an anomalous word (`hallucination_silence_threshold`).
+        /// after speech Whisper invents words ("So,", "You", "And only.") that two decodes may agree on, with
+        /// probabilities near 0. 0.15 is faster-whisper's threshold for an anomalous word
+        /// (`hallucination_silence_threshold`).
         var trailingWordMinimumConfidence: Double = 0.15
+        /// A word at the end of a decode that the alignment gives less than this duration must have a probability of
+        /// at least `placelessWordMinimumConfidence`: the invented words on a breath after speech came out with no
+        /// duration at all ("can", p 0.36), while a real last word with a cramped time ("Only.", 20 ms) had p 0.80.
+        /// (faster-whisper counts a word under 0.133 s as anomalous in proportion.)
+        var placelessWordSeconds: Double = 0.066
+        /// See `placelessWordSeconds`.
+        var placelessWordMinimumConfidence: Double = 0.5
         /// Volatile words at the end of a decode with a lower probability are not shown: the newest word is the one
         /// the next update most often spells differently or drops. On the bundled recordings (`scripts/live-bench`)
         /// 0.5 took flicker from 0.20 to 0.07 for 0.06 s more until a word's first appearance (docs/streaming.md).
@@ -262,9 +270,18 @@ final class StreamingTranscription {
             computeSeconds: Date().timeIntervalSince(started), isFinal: true, alternatives: [])
     }
 
-    /// How many of `words` remain once the words at the end below `trailingWordMinimumConfidence` are left out.
+    /// How many of `words` remain once the unlikely words at the end are left out: below
+    /// `trailingWordMinimumConfidence`, or placeless (see `placelessWordSeconds`).
     private func confidentPrefixCount(_ words: [TimedWord]) -> Int {
-        Self.prefixCount(of: words, above: configuration.trailingWordMinimumConfidence)
+        var count = words.count
+        while count > 0 {
+            let word = words[count - 1]
+            let placeless = word.end - word.start < configuration.placelessWordSeconds
+            guard word.confidence >= (placeless ? configuration.placelessWordMinimumConfidence : configuration.trailingWordMinimumConfidence)
+            else { count -= 1; continue }
+            break
+        }
+        return count
     }
 
     /// How many of `words` remain once the words at the end with a confidence below `minimum` are left out.

@@ -70,13 +70,18 @@ struct LiveReplayTests {
         #expect(mean(b) <= mean(a), "aligned \(b) vs agreed \(a)")
     }
 
-    @Test("no invented word after the last spoken one: finals end with the recording's last word")
-    func nothingInventedAfterSpeech() async throws {
-        // Shifted by 0.2 s and followed by a second of silence, two_cities.wav's room noise after its last word made
-        // two updates agree on an invented "So," (probability 0.00) before the trailing-word rule existed.
-        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
+    @Test("no invented word after the last spoken one: finals end with the recording's last word",
+          arguments: [(0.2, 1.0), (1.2, 1.5)])
+    func nothingInventedAfterSpeech(leadingSeconds: Double, trailingSeconds: Double) async throws {
+        // two_cities.wav has a breath 1.2 s after its last word. On it, without the trailing-word rules: shifted by
+        // 0.2 s and followed by a second of silence, a second "only" (float32: "So," at p 0.00, which two updates
+        // agreed on); shifted by 1.2 s with 1.5 s after it, as the live test plays it, "you can only." ("can" p 0.36
+        // with no duration, "only." p 0.04).
+        // A session's compute type (int8 where oneDNN opens), with which these words were seen.
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: AnalyzerConfiguration.default.computeType.resolved)
         let recording = try Fixtures.samples("two_cities.wav")
-        let samples = [Float](repeating: 0, count: 3_200) + recording + [Float](repeating: 0, count: 16_000)
+        let samples = [Float](repeating: 0, count: Int(leadingSeconds * 16_000)) + recording
+            + [Float](repeating: 0, count: Int(trailingSeconds * 16_000))
         let events = try await offPool { try LiveReplay(model: model).run(samples) }
         let words = WordErrorRate.words(events.flatMap(\.committed).map(\.text).joined())
         #expect(words.suffix(3) == ["of", "comparison", "only"], "\(words.suffix(5))")
