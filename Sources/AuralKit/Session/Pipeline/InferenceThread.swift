@@ -2,12 +2,8 @@ import AuralWhisper
 import Foundation
 
 /// Runs a `StreamingTranscription` on a thread of its own, so decodes never block Swift's cooperative pool or the
-/// main actor. Audio is appended from any thread. Updates fall on the session's audio clock, as `LiveReplay` puts
-/// them: an update starts once audio up to the next multiple of `cadence` seconds has arrived, and takes the audio up
-/// to the last such multiple received, so after a slow decode it takes all of it but the last fraction of a cadence
-/// (no queue builds up). Where the updates fall changes the text by about a point of WER (docs/streaming.md), so on
-/// the clock's multiples a live session writes what the deterministic replay of the same audio writes, whenever its
-/// decodes keep up.
+/// main actor. Audio is appended from any thread; an update starts whenever `cadence` seconds of new audio wait, and
+/// takes all the audio that arrived during the previous one (no queue builds up behind a slow decode).
 final class InferenceThread: @unchecked Sendable {
     private let transcription: StreamingTranscription
     private let cadence: Double
@@ -18,8 +14,6 @@ final class InferenceThread: @unchecked Sendable {
     private let condition = NSCondition()
     // Guarded by `condition`.
     private var incoming: [Float] = []
-    /// Samples handed to the transcription so far.
-    private var handed = 0
     private var flushWaiters: [CheckedContinuation<Void, Never>] = []
     private var flushRequested = false
     private var finishing = false
@@ -98,18 +92,17 @@ final class InferenceThread: @unchecked Sendable {
     }
 
     private func loop() {
-        let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         while true {
             condition.lock()
-            while !cancelled && !finishing && !flushRequested && handed + incoming.count < (handed / chunk + 1) * chunk {
+            while !cancelled && !finishing && !flushRequested
+                && Double(incoming.count) / Double(WhisperTime.sampleRate) + transcription.undecodedSeconds < cadence
+            {
                 condition.wait()
             }
-            let final = finishing || flushRequested
-            let take = final ? incoming.count : (handed + incoming.count) / chunk * chunk - handed
-            let samples = Array(incoming[..<take])
-            incoming.removeFirst(take)
-            handed += take
+            let samples = incoming
+            incoming.removeAll(keepingCapacity: true)
             let stop = cancelled
+            let final = finishing || flushRequested
             let ending = finishing
             let waiters = flushWaiters
             flushWaiters = []
