@@ -8,8 +8,9 @@ import Foundation
 /// committed before the buffer condition it as previous text, so a decode only has to find what comes next. The new
 /// words go through `LocalAgreement`: those two consecutive decodes agree on become final, the rest are volatile and
 /// are replaced by the next update. A flush (`update(final: true)`) commits every word of one last decode, so audio
-/// received before a stop, a pause or the end of a file is never lost; only unlikely words at a decode's end (below
-/// `Configuration.trailingWordMinimumConfidence`, Whisper's inventions on noise) never become final.
+/// received before a stop, a pause or the end of a file is never lost; only unlikely words at a decode's end
+/// (`Configuration.trailingWordMinimumConfidence`, `placelessWordSeconds`: Whisper's inventions on noise) never
+/// become final.
 ///
 /// Not thread-safe: one owner calls `append` and `update` (the session's inference thread, or a replay harness).
 final class StreamingTranscription {
@@ -190,8 +191,10 @@ final class StreamingTranscription {
                 committed = Array(committed[..<keep])
                 agreement.holdBack(pending)
             }
+            // The volatile words but an unlikely end (`volatileWordMinimumConfidence`).
+            let shown = pending.count - pending.reversed().prefix { $0.confidence < configuration.volatileWordMinimumConfidence }.count
             result = Update(
-                committed: commit(committed), volatile: Array(pending.prefix(Self.prefixCount(of: pending, above: configuration.volatileWordMinimumConfidence))), audioTime: audioTime,
+                committed: commit(committed), volatile: Array(pending[..<shown]), audioTime: audioTime,
                 computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
         }
         trim(final: final)
@@ -270,25 +273,16 @@ final class StreamingTranscription {
             computeSeconds: Date().timeIntervalSince(started), isFinal: true, alternatives: [])
     }
 
-    /// How many of `words` remain once the unlikely words at the end are left out: below
-    /// `trailingWordMinimumConfidence`, or placeless (see `placelessWordSeconds`).
+    /// How many of `words` remain once the unlikely words at their end are left out.
     private func confidentPrefixCount(_ words: [TimedWord]) -> Int {
-        var count = words.count
-        while count > 0 {
-            let word = words[count - 1]
-            let placeless = word.end - word.start < configuration.placelessWordSeconds
-            guard word.confidence >= (placeless ? configuration.placelessWordMinimumConfidence : configuration.trailingWordMinimumConfidence)
-            else { count -= 1; continue }
-            break
-        }
-        return count
+        words.count - words.reversed().prefix(while: isUnlikelyAtEnd).count
     }
 
-    /// How many of `words` remain once the words at the end with a confidence below `minimum` are left out.
-    static func prefixCount(of words: [TimedWord], above minimum: Double) -> Int {
-        var count = words.count
-        while count > 0 && words[count - 1].confidence < minimum { count -= 1 }
-        return count
+    /// Whether a word at a decode's end is below `trailingWordMinimumConfidence`, or placeless (with less than
+    /// `placelessWordSeconds`) and below `placelessWordMinimumConfidence`.
+    private func isUnlikelyAtEnd(_ word: TimedWord) -> Bool {
+        let placeless = word.end - word.start < configuration.placelessWordSeconds
+        return word.confidence < (placeless ? configuration.placelessWordMinimumConfidence : configuration.trailingWordMinimumConfidence)
     }
 
     /// Records `words` as committed and returns them as they are delivered.
