@@ -82,10 +82,12 @@ struct ListenLiveMicrophoneTests {
         let player = try VirtualMicrophone.play(Fixtures.audio("two_cities.wav"))
         var dimSeen: [String] = []
         var finals: [[String]] = []
+        var screens: [String] = []
         while player.isRunning {
             let screen = try tmux.capture(escapes: true)
             if let dim = ListenScreen.volatileText(screen), !WordErrorRate.words(dim).isEmpty { dimSeen.append(dim) }
             finals.append(WordErrorRate.words(ListenScreen.finalText(screen)))
+            screens.append(screen)
             try await Task.sleep(for: .milliseconds(250))
         }
         // Stop a second after the recording ends (the virtual microphone's buffering, so its last word has been
@@ -100,8 +102,11 @@ struct ListenLiveMicrophoneTests {
 
         // Volatile text was shown dim while the recording played, and final text only ever grew.
         #expect(!dimSeen.isEmpty)
-        for (earlier, later) in zip(finals, finals.dropFirst()) {
-            #expect(later.starts(with: earlier), "final text changed:\n\(earlier)\n\(later)")
+        for index in finals.indices.dropFirst() where !finals[index].starts(with: finals[index - 1]) {
+            // The raw screens (escapes shown) tell a half-drawn capture from final text that was really erased.
+            let message: String = "final text changed:\n\(finals[index - 1])\n\(finals[index])\nscreens:\n"
+                + "\(screens[index - 1].debugDescription)\n\(screens[index].debugDescription)"
+            Issue.record(Comment(rawValue: message))
         }
         // After the stop nothing is dim and the status line is gone.
         #expect(ListenScreen.volatileText(screen) == nil, "\(screen)")
