@@ -26,7 +26,7 @@ struct Item {
 var modelName = "tiny.en"
 var cadence = 0.5  // StreamingTranscription.Configuration.cadenceSeconds
 var realtime = false
-var computeType = ComputeType.auto
+var computeType = AnalyzerConfiguration.default.computeType
 var manifest: String?
 var language = "en"
 var show = false

@@ -27,6 +27,12 @@ struct TemporaryCache: ~Copyable {
 }
 
 extension Fixtures {
+    /// The named fixture model with the compute type of a session's default configuration, so that its text differs
+    /// from a live session's only by streaming.
+    static func sessionModel(_ name: String) throws -> WhisperModel {
+        try WhisperModel(folder: modelFolder(name), computeType: AnalyzerConfiguration.default.computeType.resolved)
+    }
+
     /// The text of a recording transcribed greedily with the model in `folder`.
     static func transcribe(_ name: String, with folder: URL) async throws -> String {
         let model = try WhisperModel(folder: folder)

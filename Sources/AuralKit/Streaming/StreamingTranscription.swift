@@ -185,14 +185,14 @@ final class StreamingTranscription {
             }
             let horizon = audioTime - configuration.holdbackSeconds
             // Agreed words near the audio's end, and unlikely words that end the decode, wait for the next update.
-            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, confidentPrefixCount(committed + pending))
+            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, Self.countWithoutEnd(of: committed + pending, where: isUnlikelyAtEnd))
             if keep < committed.count {
                 pending = Array(committed[keep...]) + pending
                 committed = Array(committed[..<keep])
                 agreement.holdBack(pending)
             }
             // The volatile words but an unlikely end (`volatileWordMinimumConfidence`).
-            let shown = pending.count - pending.reversed().prefix { $0.confidence < configuration.volatileWordMinimumConfidence }.count
+            let shown = Self.countWithoutEnd(of: pending) { $0.confidence < configuration.volatileWordMinimumConfidence }
             result = Update(
                 committed: commit(committed), volatile: Array(pending[..<shown]), audioTime: audioTime,
                 computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
@@ -269,13 +269,13 @@ final class StreamingTranscription {
     private func commitAll(_ words: [TimedWord], audioTime: Double, started: Date) -> Update {
         agreement.reset()
         return Update(
-            committed: commit(Array(words.prefix(confidentPrefixCount(words)))), volatile: [], audioTime: audioTime,
+            committed: commit(Array(words.prefix(Self.countWithoutEnd(of: words, where: isUnlikelyAtEnd)))), volatile: [], audioTime: audioTime,
             computeSeconds: Date().timeIntervalSince(started), isFinal: true, alternatives: [])
     }
 
-    /// How many of `words` remain once the unlikely words at their end are left out.
-    private func confidentPrefixCount(_ words: [TimedWord]) -> Int {
-        words.count - words.reversed().prefix(while: isUnlikelyAtEnd).count
+    /// How many of `words` remain once the run of words at their end that match `drop` is left out.
+    private static func countWithoutEnd(of words: [TimedWord], where drop: (TimedWord) -> Bool) -> Int {
+        words.count - words.reversed().prefix(while: drop).count
     }
 
     /// Whether a word at a decode's end is below `trailingWordMinimumConfidence`, or placeless (with less than

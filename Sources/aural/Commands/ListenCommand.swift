@@ -19,7 +19,7 @@ enum ListenCommand {
             OptionSpec("exclude-self", .flag, help: "With --system-audio, leave out this process's own sound"),
             OptionSpec("locale", short: "l", .string("ID"), help: "Language to transcribe (en, en-US, de, …)", defaultValue: "the system's"),
             OptionSpec("model", short: "m", .string("NAME|PATH"), help: "Installed model name or a CTranslate2 model folder", defaultValue: "the locale's live model"),
-            OptionSpec("compute-type", .choice(ComputeType.allCases.map(\.rawValue)), help: "float32, int8 (cheaper updates, less memory) or auto (the faster on this machine)", defaultValue: "auto"),
+            OptionSpec("compute-type", .choice(ComputeType.allCases.map(\.rawValue)), help: "float32, int8 (cheaper updates, less memory) or auto (the faster on this machine)", defaultValue: AnalyzerConfiguration.default.computeType.rawValue),
             OptionSpec("preset", .choice(Preset.allCases.map(\.rawValue)), help: "Reporting preset, as SpeechTranscriber.Preset (volatile results, alternatives, word times)"),
             OptionSpec("vad", .choice(["low", "medium", "high"]), help: "Voice activation: decode only speech (Silero VAD at this sensitivity); each pause makes the text final"),
             OptionSpec("contextual-strings", .string("A,B,…"), help: "Words and names to expect, comma-separated", isRepeatable: true),
@@ -91,7 +91,7 @@ enum ListenCommand {
             }
             locale = parsed.string("locale").map { Locale(identifier: $0) } ?? .current
             model = parsed.string("model")
-            computeType = parsed.string("compute-type").flatMap(ComputeType.init(rawValue:)) ?? .auto
+            computeType = parsed.string("compute-type").flatMap(ComputeType.init(rawValue:)) ?? AnalyzerConfiguration.default.computeType
             preset = parsed.string("preset").flatMap(Preset.init(rawValue:))?.preset
             contextualStrings = parsed.strings("contextual-strings")
                 .flatMap { $0.split(separator: ",") }

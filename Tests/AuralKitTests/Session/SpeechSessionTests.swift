@@ -10,8 +10,7 @@ import Testing
 @Suite("SpeechSession", .serialized, .requiresFixtures(audio: ["beckett.wav", "two_cities.wav"], models: ["tiny.en"]))
 struct SpeechSessionTests {
     nonisolated static func fileText(_ recording: String) throws -> String {
-        // The compute type of a session's default configuration, so that live and file text differ only by streaming.
-        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: AnalyzerConfiguration.default.computeType.resolved)
+        let model = try Fixtures.sessionModel("tiny.en")
         return try Transcriber(model: model).transcribe(try Fixtures.samples(recording), options: DecodingOptions(language: "en"))
             .segments.map(\.text).joined()
     }

@@ -78,7 +78,7 @@ struct LiveReplayTests {
         // agreed on); shifted by 1.2 s with 1.5 s after it, as the live test plays it, "you can only." ("can" p 0.36
         // with no duration, "only." p 0.04).
         // A session's compute type (int8 where oneDNN opens), with which these words were seen.
-        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: AnalyzerConfiguration.default.computeType.resolved)
+        let model = try Fixtures.sessionModel("tiny.en")
         let recording = try Fixtures.samples("two_cities.wav")
         let samples = [Float](repeating: 0, count: Int(leadingSeconds * 16_000)) + recording
             + [Float](repeating: 0, count: Int(trailingSeconds * 16_000))
