@@ -198,7 +198,7 @@ struct AudioFileReaderTests {
         let output = Pipe()
         process.standardOutput = output
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         let bytes = output.fileHandleForReading.readDataToEndOfFile()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "ffmpeg failed on \(url.path); is it installed (scripts/setup)?")

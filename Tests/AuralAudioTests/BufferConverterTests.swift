@@ -1,6 +1,7 @@
 import AuralAudio
 import Foundation
 import Testing
+import TestSupport
 
 @Suite("BufferConverter")
 struct BufferConverterTests {
@@ -111,7 +112,7 @@ struct BufferConverterTests {
             "-t", "f32", "-r", "16000", "-c", "1", output.path,
         ]
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "sox failed; is it installed (scripts/setup)?")
         return try Data(contentsOf: output).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }

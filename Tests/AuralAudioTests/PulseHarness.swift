@@ -1,6 +1,7 @@
 @testable import AuralAudio
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Every test that talks to the sound server lives in a suite nested in this one, so they run one at a time:
@@ -29,7 +30,7 @@ enum PulseHarness {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         let deadline = Date() + timeout
         while process.isRunning && Date() < deadline { usleep(2_000) }
         if process.isRunning {
@@ -73,7 +74,7 @@ enum PulseHarness {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["paplay", "--device=\(device)", file.path]
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         return process
     }
 
@@ -85,7 +86,7 @@ enum PulseHarness {
         process.arguments = ["parec", "--device=\(source)", "--latency-msec=20"]
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         return process
     }
 
@@ -147,7 +148,7 @@ enum PulseHarness {
             process.environment = environment
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runWithDefaultSignals()
             let ready = await eventually(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
             try #require(ready, "the extra pipewire-pulse did not start")
             try await Task.sleep(for: .milliseconds(50))
@@ -171,7 +172,7 @@ enum PulseHarness {
         environment["XDG_RUNTIME_DIR"] = directory.appendingPathComponent("run").path
         environment["HOME"] = directory.appendingPathComponent("home").path
         process.environment = environment
-        try process.run()
+        try process.runWithDefaultSignals()
         let ready = await eventually(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
         try #require(ready, "the extra PulseAudio daemon did not start")
         try await Task.sleep(for: .milliseconds(50))

@@ -43,7 +43,7 @@ enum CLI {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try process.runWithDefaultSignals()
         let outData = out.fileHandleForReading.readDataToEndOfFile()
         let errData = err.fileHandleForReading.readDataToEndOfFile()
         let status = process.waitForExit()

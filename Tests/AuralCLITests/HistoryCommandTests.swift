@@ -130,7 +130,7 @@ struct HistoryCommandTests {
             process.arguments = ["transcribe", long.path, "-m", "tiny.en", "--beam-size", "1", "-q", "--save", "--history", history]
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
-            try process.run()
+            try process.runWithDefaultSignals()
             let url = URL(fileURLWithPath: history)
             var seen = 0
             let deadline = Date().addingTimeInterval(180)

@@ -199,7 +199,7 @@ struct ListenLiveMicrophoneTests {
         let err = Pipe()
         process.standardOutput = out
         process.standardError = err
-        try process.run()
+        try process.runWithDefaultSignals()
         let player = try VirtualMicrophone.play(Fixtures.audio("beckett.wav"), delay: 3)
         while player.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         try await Task.sleep(for: .milliseconds(300))
@@ -226,7 +226,7 @@ struct ListenLiveMicrophoneTests {
         let out = Pipe()
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         let player = try VirtualMicrophone.play(Fixtures.audio("two_cities.wav"), delay: 2)
         try await Task.sleep(for: .seconds(20))
         kill(process.processIdentifier, SIGKILL)

@@ -83,7 +83,7 @@ struct ModelsCommandTests {
         process.environment = ProcessInfo.processInfo.environment.merging(["AURALKIT_MODELS_DIR": cache.path]) { $1 }
         process.standardOutput = FileHandle.nullDevice
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         defer {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
@@ -135,7 +135,7 @@ struct ModelsCommandTests {
             process.standardError = FileHandle.nullDevice
             return process
         }
-        for process in processes { try process.run() }
+        for process in processes { try process.runWithDefaultSignals() }
         #expect(processes.map { $0.waitForExit(grace: 600) } == [0, 0])
         #expect(try await hub.stats().bytesSent == Self.tinyEnglishSize)
         #expect(FileManager.default.fileExists(atPath: cache.appendingPathComponent("tiny.en/model.bin").path))

@@ -27,9 +27,7 @@ final class Tmux {
         var variables = ProcessInfo.processInfo.environment.filter { inherited.contains($0.key) }
         variables.merge(environment) { $1 }
         for (name, value) in variables.sorted(by: { $0.key < $1.key }) { arguments += ["-e", "\(name)=\(value)"] }
-        // The shell waits for the command and writes its status to a file: a tmux server started from the test
-        // runner may never learn a pane's status itself (it inherits the runner's signal mask, which can hold back
-        // SIGCHLD).
+        // The shell waits for the command and writes its status to a file, which the test reads.
         arguments.append("\(quoted); echo $? > '\(statusFile.path)'")
         try tmux(arguments)
     }

@@ -30,7 +30,7 @@ final class SmallFileSystem {
         process.executableURL = URL(fileURLWithPath: tool)
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice
-        guard (try? process.run()) != nil else { return false }
+        guard (try? process.runWithDefaultSignals()) != nil else { return false }
         process.waitUntilExit()
         return process.terminationStatus == 0
     }

@@ -298,7 +298,7 @@ struct ModelManagerTests {
         process.arguments = [file.path]
         let pipe = Pipe()
         process.standardOutput = pipe
-        try process.run()
+        try process.runWithDefaultSignals()
         let output = pipe.fileHandleForReading.readDataToEndOfFile()
         process.waitForExit()
         return String(String(decoding: output, as: UTF8.self).prefix(64))

@@ -56,7 +56,7 @@ public final class HubServer: @unchecked Sendable {
         let output = Pipe()
         process.standardOutput = output
         process.standardInput = input
-        try process.run()
+        try process.runWithDefaultSignals()
         var line = Data()
         while !line.contains(UInt8(ascii: "\n")) {
             let chunk = output.fileHandleForReading.availableData

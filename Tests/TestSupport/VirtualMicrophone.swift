@@ -17,7 +17,7 @@ public enum VirtualMicrophone {
         process.executableURL = URL(fileURLWithPath: "/bin/sh")
         process.arguments = ["-c", "sleep \(delay); exec paplay --device=mic_feed \"$0\"", file.path]
         process.standardError = FileHandle.nullDevice
-        try process.run()
+        try process.runWithDefaultSignals()
         return process
     }
 }

@@ -17,7 +17,7 @@ struct ContextualStringsTests {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["espeak-ng", "-w", url.path, "-s", "150", sentence]
-        try process.run()
+        try process.runWithDefaultSignals()
         process.waitUntilExit()
         try #require(process.terminationStatus == 0, "espeak-ng failed (scripts/setup installs it)")
         return url

@@ -54,7 +54,7 @@ struct LiveSessionTests {
         player.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         player.arguments = ["paplay", Fixtures.audio("beckett.wav").path]
         try await Task.sleep(for: .seconds(2))
-        try player.run()
+        try player.runWithDefaultSignals()
         while player.isRunning { try await Task.sleep(for: .milliseconds(100)) }
         try await Task.sleep(for: .seconds(1))
         await session.stopTranscribing()

@@ -1,6 +1,22 @@
 import Foundation
 
 extension Process {
+    /// Starts the process with no signal blocked, as a shell would start it.
+    ///
+    /// A child inherits the signal mask of the thread that spawns it, and Foundation's `run()` keeps it. Tests run
+    /// on Swift's cooperative threads, which block nearly every signal (SIGCHLD, SIGHUP and SIGTERM among them).
+    /// A tmux server started that way never reaped its window's shell, so `kill-server` left it running, one per
+    /// terminal test; a child could not be stopped with SIGTERM. This unblocks the signals on the calling thread
+    /// for the spawn only.
+    public func runWithDefaultSignals() throws {
+        var none = sigset_t()
+        var previous = sigset_t()
+        sigemptyset(&none)
+        pthread_sigmask(SIG_SETMASK, &none, &previous)
+        defer { pthread_sigmask(SIG_SETMASK, &previous, nil) }
+        try run()
+    }
+
     /// Waits for the process to end and returns its status: the exit code, or 128 + the signal that killed it.
     ///
     /// Foundation's `waitUntilExit` on Linux can miss a child's exit (seen with a server killed by SIGKILL while
