@@ -148,10 +148,7 @@ func live(_ url: URL) async throws -> ([Display], Double) {
                 // As `aural listen` shows it: the volatile words after the final's range stay until the next
                 // volatile result replaces them.
                 finals += words(String(result.text.characters))
-                let rest = volatile.map { volatile in
-                    volatile.text.runs.filter { ($0.audioTimeRange?.start ?? .zero) >= result.range.end }
-                        .map { String(volatile.text[$0.range].characters) }.joined()
-                } ?? ""
+                let rest = volatile.map { String($0.text(startingAt: result.range.end).characters) } ?? ""
                 volatile = nil
                 displays.append(Display(time: time, finalWords: finals, volatileWords: words(rest)))
             } else {

@@ -67,6 +67,25 @@ struct SpeechAttributesTests {
         func encode(to encoder: any Encoder) throws { try Key.encode(value, to: encoder) }
     }
 
+    @Test("Result.text(startingAt:) keeps the words heard from a time on, with their attributes; none without times")
+    func textStartingAt() {
+        let timed = TranscriptText.attributed(Self.words, options: Self.all, etiquette: false)
+        let result = SpeechTranscriber.Result(
+            alternatives: [timed], range: CMTimeRange(start: .zero, duration: CMTime(seconds: 2.44, preferredTimescale: 16_000)),
+            resultsFinalizationTime: .zero)
+        // A final that ended at 1.3 s covered " Ever tried,"; " ever failed." stays volatile.
+        let rest = result.text(startingAt: CMTime(seconds: 1.3, preferredTimescale: 16_000))
+        #expect(String(rest.characters) == " ever failed.")
+        #expect(rest.runs.map(\.transcriptionConfidence) == [0.99, 0.5])
+        #expect(String(result.text(startingAt: .zero).characters) == " Ever tried, ever failed.")
+        #expect(result.text(startingAt: CMTime(seconds: 3, preferredTimescale: 16_000)).characters.isEmpty)
+        // Without word times nothing is known to come after the final: nothing is kept.
+        let untimed = SpeechTranscriber.Result(
+            alternatives: [TranscriptText.attributed(Self.words, options: [], etiquette: false)], range: result.range,
+            resultsFinalizationTime: .zero)
+        #expect(untimed.text(startingAt: .zero).characters.isEmpty)
+    }
+
     @Test("both attribute keys encode and decode their values; AttributedString itself is not Codable on Linux")
     func codable() throws {
         typealias Attributes = AttributeScopes.SpeechAttributes

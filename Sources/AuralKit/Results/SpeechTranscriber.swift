@@ -45,6 +45,21 @@ public enum SpeechTranscriber {
             self.resultsFinalizationTime = resultsFinalizationTime
         }
 
+        /// The words of `text` heard from `time` on (each run whose `audioTimeRange` starts at or after it), with
+        /// their attributes; empty when the words carry no times (the attribute option `.audioTimeRange` is off).
+        ///
+        /// For a view that shows volatile text after the final text: when a final result arrives, the last
+        /// volatile result's words before `final.range.end` are now final, and
+        /// `volatile.text(startingAt: final.range.end)` is what stays on screen until the next volatile result.
+        public func text(startingAt time: CMTime) -> AttributedString {
+            var rest = AttributedString()
+            for run in text.runs {
+                guard let range = run.audioTimeRange else { return AttributedString() }
+                if range.start >= time { rest.append(text[run.range]) }
+            }
+            return rest
+        }
+
         /// `"final [0.5 s, 1.5 s): Hello world."`, with "volatile" instead of "final" for a volatile result.
         public var description: String {
             "\(isFinal ? "final" : "volatile") \(range): \(String(text.characters))"

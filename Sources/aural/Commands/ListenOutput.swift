@@ -33,7 +33,7 @@ final class TerminalListenOutput: ListenOutput {
         if result.isFinal {
             // The volatile words the final covers are now final: keep only those after it, until the next
             // volatile result replaces them (usually at once).
-            let rest = volatile.map { Self.text(of: $0, after: result.range.end) } ?? ""
+            let rest = volatile.map { String($0.text(startingAt: result.range.end).characters) } ?? ""
             volatile = nil
             TerminalOutput.write(view.update(final: String(result.text.characters), volatile: rest))
         } else {
@@ -59,16 +59,6 @@ final class TerminalListenOutput: ListenOutput {
 
     func finish() {
         TerminalOutput.write(view.finish())
-    }
-
-    /// The words of `result` heard from `time` on; none when its words carry no times.
-    private static func text(of result: SpeechTranscriber.Result, after time: CMTime) -> String {
-        var text = ""
-        for run in result.text.runs {
-            guard let range = run.audioTimeRange else { return "" }
-            if range.start >= time { text += String(result.text[run.range].characters) }
-        }
-        return text
     }
 }
 
