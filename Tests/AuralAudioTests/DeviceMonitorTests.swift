@@ -84,7 +84,7 @@ extension PulseAudioTests {
             sent = Date()
             try PulseHarness.pactl("set-default-source", "hotplug.monitor")
             let changed = try #require(
-                await events.next(after: seen, timeout: 2) { $0.uid == "hotplug.monitor" }, "no event for the new default input")
+                await events.next(after: seen, timeout: 2) { $0.uid == "hotplug.monitor" }, "no event for the new default input (\(PulseHarness.defaults()))")
             let changedLatency = changed.arrived.timeIntervalSince(sent)
             #expect(changed.info.channelCount == 2)
             #expect(changed.info.nominalSampleRate == 48_000)

@@ -49,6 +49,14 @@ enum PulseHarness {
         try run("pactl", arguments)
     }
 
+    /// The server's default output and input as `pactl info` reports them, for failure messages: on PipeWire
+    /// the session manager (WirePlumber) applies a default, so a change the test asked for may not have landed.
+    static func defaults() -> String {
+        let info = (try? pactl("info")) ?? ""
+        return info.split(separator: "\n").filter { $0.hasPrefix("Default Sink") || $0.hasPrefix("Default Source") }
+            .joined(separator: "; ")
+    }
+
     /// Loads a module and returns its index, for `unload`.
     static func load(_ module: String, _ arguments: String...) throws -> String {
         try run("pactl", ["load-module", module] + arguments).trimmingCharacters(in: .whitespacesAndNewlines)

@@ -151,7 +151,7 @@ extension PulseAudioTests {
             let switched = Date()
             let moved = await PulseHarness.eventually(timeout: 2) { speaker.currentDeviceName == "speaker_two.monitor" }
             print("default output follow: moved after \(Int(Date().timeIntervalSince(switched) * 1000)) ms")
-            try #require(moved, "the capture did not move to the new default output")
+            try #require(moved, "the capture did not move to the new default output (it records \(speaker.currentDeviceName ?? "nothing"); \(PulseHarness.defaults()))")
             let framesBeforePlaying = recording.frameCount
             let player = try PulseHarness.play(Fixtures.audio("beckett.wav"), device: "speaker_two")
             #expect(await PulseHarness.wait(for: player, timeout: 20))
