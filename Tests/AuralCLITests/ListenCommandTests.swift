@@ -118,7 +118,7 @@ struct ListenLiveMicrophoneTests {
         let fileWER = WordErrorRate.percent(reference: ReferenceTranscripts.twoCities, hypothesis: file)
         #expect(wer <= fileWER + 5, "live \(wer)% vs file \(fileWER)%\n\(text)")
         print("measured: aural listen in tmux, two_cities.wav: WER \(wer)% (file \(fileWER)%), \(words.count) words, "
-            + "\(dimSeen.count) of \(finals.count) screens with dim text")
+            + "\(dimSeen.count) of \(finals.count) screens with dim text: \(text)")
         // The flush on `q`: the recording's last words are on screen, final, though they were not before the stop.
         #expect(words.suffix(3) == ["of", "comparison", "only"], "\(words.suffix(5))")
         if beforeStop.suffix(3) == words.suffix(3) {
