@@ -13,8 +13,10 @@ import Foundation
 public struct LiveCaptureOptions: Sendable, Hashable {
     /// Seconds after which a capture that gets no audio, and no answer to the pings it sends the server every
     /// 0.1 s, counts the server as frozen: it ends with `AudioDeviceError.serverNotResponding`, or
-    /// reconnects with `reconnects`. A server that answers is never a stall, so an idle output that is slow to
-    /// deliver its first buffer, or a paused application, is not an error. Default 2.
+    /// reconnects with `reconnects`. On PulseAudio a server that answers is never a stall, so an idle output that
+    /// is slow to deliver its first buffer is not an error. On PipeWire (pipewire-pulse), whose devices deliver
+    /// audio all the time, no audio for this long is a stall even when pings are answered: that is how a frozen
+    /// graph shows. Default 2.
     public var stallTimeout: TimeInterval
     /// Whether a capture whose server goes away (`connectionLost`) or freezes (`serverNotResponding`) connects
     /// again, reopens its streams on the same devices, and goes on. The buffers after the gap start later by the

@@ -79,6 +79,10 @@ final class PulseCapture: @unchecked Sendable {
     /// Seconds between pings while the capture runs (each answer also names the default output, which a
     /// capture of `.defaultOutput` follows).
     static let pingInterval = 0.1
+    /// Seconds a capture of the default output whose device went away waits for the server to name another
+    /// default before it ends with `deviceDisappeared`: PipeWire names none for a moment, until its session
+    /// manager (WirePlumber) has chosen the next one.
+    static let defaultOutputGrace = 1.0
     /// Seconds one reconnect attempt may wait for the server, and between attempts.
     static let reconnectAttemptTimeout = 1.0
     static let reconnectRetryInterval = 0.25
@@ -173,6 +177,8 @@ final class PulseCapture: @unchecked Sendable {
         // When the last buffer came (at first: when delivery began, or the last reconnect).
         var lastArrival = Self.now
         var lastPing: UInt64 = 0
+        // Since when the followed output's stream was killed with no default output named (nil: it is not).
+        var withoutDefaultSince: UInt64?
         while true {
             let ending = signal.reason
             let mixer = connection.withLock { $0?.streams.mixer }
@@ -225,18 +231,25 @@ final class PulseCapture: @unchecked Sendable {
                     context.withLock { context.ping() }
                     lastPing = now
                 }
-                let heard = max(lastArrival, context.lastAnswer)
+                // An answer to a ping is a sign of life too: an idle PulseAudio null sink renders 2 s at a time.
+                // Not on PipeWire: pipewire-pulse answers while the graph (the pipewire process) is frozen, and
+                // there every device delivers audio all the time (silence when idle), so only audio counts.
+                let heard = context.isPipeWire ? lastArrival : max(lastArrival, context.lastAnswer)
                 if now > heard, now - heard > Self.nanoseconds(options.stallTimeout) {
                     signal.end(.serverNotResponding(seconds: options.stallTimeout))
                     continue
                 }
                 if let followed = current.streams.followedOutput {
                     let killed = current.streams.records.contains { $0.wasKilled }
-                    switch context.defaultSinkName {
+                    let defaultSink = context.defaultSinkName
+                    withoutDefaultSince = defaultSink == nil && killed ? withoutDefaultSince ?? now : nil
+                    switch defaultSink {
                     case .some(let name) where name != followed:
                         reopen(current)
                     case nil where killed:
-                        signal.end(.deviceDisappeared(name: followed))
+                        if let since = withoutDefaultSince, now - since > Self.nanoseconds(Self.defaultOutputGrace) {
+                            signal.end(.deviceDisappeared(name: followed))
+                        }
                     default:
                         break  // Killed with the old default still named: the next ping names the new one.
                     }

@@ -27,6 +27,8 @@ final class PulseContext: @unchecked Sendable {
     private let answered = Atomic<UInt64>(DispatchTime.now().uptimeNanoseconds)
     /// The default output's name in the last answer to a ping (nil before one, or when there is none).
     private let pingedDefaultSink = Mutex<String?>(nil)
+    /// Whether the last answer to a ping came from PipeWire's pulse server ("PulseAudio (on PipeWire …)").
+    private let answeredByPipeWire = Atomic<Bool>(false)
 
     /// Connects to `server` (nil: the one libpulse finds through `PULSE_SERVER`, client.conf, or
     /// `$XDG_RUNTIME_DIR/pulse/native`). Never spawns a server. Blocks until connected, at most `timeout` seconds.
@@ -170,8 +172,9 @@ final class PulseContext: @unchecked Sendable {
             let pulseContext = PulseContext.from(userdata)
             pulseContext.isPinging = false
             guard let info else { return }
-            let defaultSink = PulseServerRecord(info.pointee).defaultSinkName
-            pulseContext.pingedDefaultSink.withLock { $0 = defaultSink }
+            let record = PulseServerRecord(info.pointee)
+            pulseContext.pingedDefaultSink.withLock { $0 = record.defaultSinkName }
+            pulseContext.answeredByPipeWire.store(record.serverName.contains("PipeWire"), ordering: .relaxed)
             pulseContext.answered.store(DispatchTime.now().uptimeNanoseconds, ordering: .relaxed)
         }, Unmanaged.passUnretained(self).toOpaque())
         guard let operation else { return }
@@ -182,6 +185,10 @@ final class PulseContext: @unchecked Sendable {
     /// When the server last answered a `ping()` (or the connection became ready), in `DispatchTime` nanoseconds.
     /// Safe from any thread.
     var lastAnswer: UInt64 { answered.load(ordering: .relaxed) }
+
+    /// Whether the server is PipeWire's pulse server, as the last answer to a `ping()` said (false before one).
+    /// Safe from any thread.
+    var isPipeWire: Bool { answeredByPipeWire.load(ordering: .relaxed) }
 
     /// The default output as the last answer to a `ping()` named it: nil before the first answer, or when the
     /// server has no output. Safe from any thread.

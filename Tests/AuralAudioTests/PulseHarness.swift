@@ -131,6 +131,11 @@ enum PulseHarness {
         ProcessInfo.processInfo.environment["AURALKIT_TEST_SOUND_SERVER"] == "pipewire"
     }
 
+    /// The private PipeWire's graph process (`pipewire`) under `scripts/with-pipewire`; nil under PulseAudio.
+    static var pipeWireGraphProcess: pid_t? {
+        ProcessInfo.processInfo.environment["AURALKIT_TEST_PIPEWIRE_GRAPH_PID"].flatMap { pid_t($0) }
+    }
+
     /// A second, private sound server that a test may stop: returns its server address and process. Given the
     /// `directory` of one that was killed, starts a new one there, on the same socket (a restart).
     ///

@@ -11,7 +11,7 @@ extension PulseAudioTests {
             var testDescription: String { rawValue }
         }
 
-        static func source(_ kind: Kind, server: String, options: LiveCaptureOptions) -> any AudioSource {
+        static func source(_ kind: Kind, server: String?, options: LiveCaptureOptions) -> any AudioSource {
             switch kind {
             case .microphone:
                 PulseMicrophoneSource(deviceName: nil, format: .whisper, options: options, server: server)
@@ -55,6 +55,35 @@ extension PulseAudioTests {
             source.stop()
             #expect(await again.waitForEnd(timeout: 3), "the stream did not finish after stop()")
             #expect(again.error == nil)
+        }
+
+        @Test(
+            "PipeWire: a frozen graph (SIGSTOP on pipewire; pipewire-pulse still runs) ends the capture with serverNotResponding",
+            .enabled(if: PulseHarness.pipeWireGraphProcess != nil, "needs scripts/with-pipewire"), arguments: Kind.allCases)
+        func frozenGraph(_ kind: Kind) async throws {
+            let pid = try #require(PulseHarness.pipeWireGraphProcess)
+            defer { kill(pid, SIGCONT) }
+            let stallTimeout = 1.5
+            // The shared server: this suite's tests run one at a time, so nothing else uses the graph meanwhile.
+            let source = Self.source(kind, server: nil, options: LiveCaptureOptions(stallTimeout: stallTimeout))
+            let recording = Recording(try source.start())
+            try #require(await recording.waitForFrames(1, timeout: 15))
+            kill(pid, SIGSTOP)
+            let frozen = Date()
+            let ended = await recording.waitForEnd(timeout: stallTimeout + 1.5)
+            let waited = Date().timeIntervalSince(frozen)
+            kill(pid, SIGCONT)
+            print("\(kind): a frozen PipeWire graph ended the capture after \(Int(waited * 1000)) ms (stall time \(stallTimeout) s)")
+            if !ended { source.stop() }
+            #expect(ended, "the capture did not end within the stall time + 1.5 s")
+            #expect(recording.error as? AudioDeviceError == .serverNotResponding(seconds: stallTimeout))
+            #expect(recording.frameCount > 0)
+
+            // The thawed graph serves a new capture.
+            let again = Recording(try source.start())
+            #expect(await again.waitForFrames(1_600, timeout: 15), "no audio after SIGCONT")
+            source.stop()
+            #expect(await again.waitForEnd(timeout: 3), "the stream did not finish after stop()")
         }
 
         @Test("with reconnects on, kill -9 and a restart of the server resume the capture, and startTime shows the gap", arguments: Kind.allCases)
