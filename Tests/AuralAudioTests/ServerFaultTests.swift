@@ -21,6 +21,39 @@ extension PulseAudioTests {
             }
         }
 
+        /// The stall time of the freezing tests.
+        static let stallTimeout = 1.5
+
+        /// Starts `source`, freezes the process `pid` (SIGSTOP) once audio flows, and expects the capture to end with
+        /// `serverNotResponding` after the stall time (within 1.5 s more); then thaws it and expects a new capture to
+        /// deliver and stop cleanly, so nothing was left waiting on the frozen server.
+        static func expectFreezeEndsCapture(_ source: any AudioSource, freezing pid: pid_t, what: String) async throws {
+            defer { kill(pid, SIGCONT) }
+            let recording = Recording(try source.start())
+            // An idle PulseAudio null sink renders 2 s at a time: its first buffer can take that long (the server
+            // answers pings meanwhile, so it is not a stall), and longer while the engine's tests load both cores.
+            try #require(await recording.waitForFrames(1, timeout: 15))
+            kill(pid, SIGSTOP)
+            let frozen = Date()
+            let ended = await recording.waitForEnd(timeout: stallTimeout + 1.5)
+            let waited = Date().timeIntervalSince(frozen)
+            print("\(what) ended the capture after \(Int(waited * 1000)) ms (stall time \(stallTimeout) s)")
+            if !ended { source.stop() }
+            #expect(ended, "the capture did not end within the stall time + 1.5 s")
+            #expect(recording.error as? AudioDeviceError == .serverNotResponding(seconds: stallTimeout))
+            // Pings go every 0.1 s and audio every 20 ms (64 ms on PipeWire), so the last sign of life came at most
+            // 0.1 s before the freeze.
+            #expect(waited >= stallTimeout - 0.15)
+            #expect(recording.frameCount > 0)
+
+            kill(pid, SIGCONT)
+            let again = Recording(try source.start())
+            #expect(await again.waitForFrames(1_600, timeout: 15), "no audio after SIGCONT")
+            source.stop()
+            #expect(await again.waitForEnd(timeout: 3), "the stream did not finish after stop()")
+            #expect(again.error == nil)
+        }
+
         @Test("a frozen server (SIGSTOP) ends the capture with serverNotResponding within the stall time; SIGCONT leaves nothing hung", arguments: Kind.allCases)
         func frozenServer(_ kind: Kind) async throws {
             try PulseHarness.requirePrivateDaemon()
@@ -31,30 +64,8 @@ extension PulseAudioTests {
                 PulseHarness.kill(daemon.process)
                 try? FileManager.default.removeItem(at: daemon.directory)
             }
-            let stallTimeout = 1.5
-            let source = Self.source(kind, server: daemon.server, options: LiveCaptureOptions(stallTimeout: stallTimeout))
-            let recording = Recording(try source.start())
-            // An idle null sink renders 2 s at a time: its first buffer can take that long (the server answers
-            // pings meanwhile, so it is not a stall), and longer while the engine's tests load both cores.
-            try #require(await recording.waitForFrames(1, timeout: 15))
-            kill(pid, SIGSTOP)
-            let frozen = Date()
-            let ended = await recording.waitForEnd(timeout: stallTimeout + 1.5)
-            let waited = Date().timeIntervalSince(frozen)
-            print("\(kind): a frozen server ended the capture after \(Int(waited * 1000)) ms (stall time \(stallTimeout) s)")
-            #expect(ended, "the capture did not end within the stall time + 1.5 s")
-            #expect(recording.error as? AudioDeviceError == .serverNotResponding(seconds: stallTimeout))
-            // Pings go every 0.1 s and audio every 20 ms, so the last sign of life came at most 0.1 s before the freeze.
-            #expect(waited >= stallTimeout - 0.15)
-            #expect(recording.frameCount > 0)
-
-            kill(pid, SIGCONT)
-            // Nothing is left waiting on the thawed server: the source starts again, delivers, and stops cleanly.
-            let again = Recording(try source.start())
-            #expect(await again.waitForFrames(1_600, timeout: 15), "no audio after SIGCONT")
-            source.stop()
-            #expect(await again.waitForEnd(timeout: 3), "the stream did not finish after stop()")
-            #expect(again.error == nil)
+            let source = Self.source(kind, server: daemon.server, options: LiveCaptureOptions(stallTimeout: Self.stallTimeout))
+            try await Self.expectFreezeEndsCapture(source, freezing: pid, what: "\(kind): a frozen server")
         }
 
         @Test(
@@ -62,28 +73,9 @@ extension PulseAudioTests {
             .enabled(if: PulseHarness.pipeWireGraphProcess != nil, "needs scripts/with-pipewire"), arguments: Kind.allCases)
         func frozenGraph(_ kind: Kind) async throws {
             let pid = try #require(PulseHarness.pipeWireGraphProcess)
-            defer { kill(pid, SIGCONT) }
-            let stallTimeout = 1.5
             // The shared server: this suite's tests run one at a time, so nothing else uses the graph meanwhile.
-            let source = Self.source(kind, server: nil, options: LiveCaptureOptions(stallTimeout: stallTimeout))
-            let recording = Recording(try source.start())
-            try #require(await recording.waitForFrames(1, timeout: 15))
-            kill(pid, SIGSTOP)
-            let frozen = Date()
-            let ended = await recording.waitForEnd(timeout: stallTimeout + 1.5)
-            let waited = Date().timeIntervalSince(frozen)
-            kill(pid, SIGCONT)
-            print("\(kind): a frozen PipeWire graph ended the capture after \(Int(waited * 1000)) ms (stall time \(stallTimeout) s)")
-            if !ended { source.stop() }
-            #expect(ended, "the capture did not end within the stall time + 1.5 s")
-            #expect(recording.error as? AudioDeviceError == .serverNotResponding(seconds: stallTimeout))
-            #expect(recording.frameCount > 0)
-
-            // The thawed graph serves a new capture.
-            let again = Recording(try source.start())
-            #expect(await again.waitForFrames(1_600, timeout: 15), "no audio after SIGCONT")
-            source.stop()
-            #expect(await again.waitForEnd(timeout: 3), "the stream did not finish after stop()")
+            let source = Self.source(kind, server: nil, options: LiveCaptureOptions(stallTimeout: Self.stallTimeout))
+            try await Self.expectFreezeEndsCapture(source, freezing: pid, what: "\(kind): a frozen PipeWire graph")
         }
 
         @Test("with reconnects on, kill -9 and a restart of the server resume the capture, and startTime shows the gap", arguments: Kind.allCases)
