@@ -1,5 +1,6 @@
 @testable import AuralAudio
 import Foundation
+import Glibc
 import Synchronization
 import TestSupport
 import Testing
@@ -134,6 +135,19 @@ enum PulseHarness {
     /// The private PipeWire's graph process (`pipewire`) under `scripts/with-pipewire`; nil under PulseAudio.
     static var pipeWireGraphProcess: pid_t? {
         ProcessInfo.processInfo.environment["AURALKIT_TEST_PIPEWIRE_GRAPH_PID"].flatMap { pid_t($0) }
+    }
+
+    /// Runs `body` with a fresh second server (`startExtraDaemon()`): its address and its process id, which the
+    /// body may freeze. Afterwards the server is thawed, stopped and its folder removed, also when `body` throws.
+    static func withExtraDaemon(_ body: (_ server: String, _ pid: pid_t) async throws -> Void) async throws {
+        let daemon = try await startExtraDaemon()
+        let pid = daemon.process.processIdentifier
+        defer {
+            Glibc.kill(pid, SIGCONT)
+            kill(daemon.process)
+            try? FileManager.default.removeItem(at: daemon.directory)
+        }
+        try await body(daemon.server, pid)
     }
 
     /// A second, private sound server that a test may stop: returns its server address and process. Given the

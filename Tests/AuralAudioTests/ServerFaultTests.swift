@@ -57,15 +57,10 @@ extension PulseAudioTests {
         @Test("a frozen server (SIGSTOP) ends the capture with serverNotResponding within the stall time; SIGCONT leaves nothing hung", arguments: Kind.allCases)
         func frozenServer(_ kind: Kind) async throws {
             try PulseHarness.requirePrivateDaemon()
-            let daemon = try await PulseHarness.startExtraDaemon()
-            let pid = daemon.process.processIdentifier
-            defer {
-                kill(pid, SIGCONT)
-                PulseHarness.kill(daemon.process)
-                try? FileManager.default.removeItem(at: daemon.directory)
+            try await PulseHarness.withExtraDaemon { server, pid in
+                let source = Self.source(kind, server: server, options: LiveCaptureOptions(stallTimeout: Self.stallTimeout))
+                try await Self.expectFreezeEndsCapture(source, freezing: pid, what: "\(kind): a frozen server")
             }
-            let source = Self.source(kind, server: daemon.server, options: LiveCaptureOptions(stallTimeout: Self.stallTimeout))
-            try await Self.expectFreezeEndsCapture(source, freezing: pid, what: "\(kind): a frozen server")
         }
 
         @Test(
@@ -126,49 +121,43 @@ extension PulseAudioTests.ServerFaultTests {
     @Test("the async variants wait for a frozen server off the cooperative pool: eight at once take one timeout, not four")
     func asyncVariantsDoNotHoldThePool() async throws {
         try PulseHarness.requirePrivateDaemon()
-        let daemon = try await PulseHarness.startExtraDaemon()
-        let pid = daemon.process.processIdentifier
-        defer {
-            kill(pid, SIGCONT)
-            PulseHarness.kill(daemon.process)
-            try? FileManager.default.removeItem(at: daemon.directory)
-        }
-        kill(pid, SIGSTOP)
-        let server = daemon.server
-        let started = Date()
-        // Each call waits 5 s for the frozen server. Run on Swift's two cooperative threads, eight would take
-        // four rounds (20 s); on threads of their own they all wait at once.
-        let errors = await withTaskGroup(of: AudioDeviceError?.self) { group in
-            for index in 0..<8 {
-                group.addTask {
-                    do {
-                        switch index % 4 {
-                        case 0:
-                            _ = try await AudioDevices.current(server: server)
-                        case 1:
-                            _ = try await PulseMicrophoneSource(deviceName: nil, format: .whisper, server: server).startCapture()
-                        case 2:
-                            _ = try await PulseSystemAudioSource(
-                                target: .defaultOutput, format: .whisper, excludesCurrentProcessAudio: false, server: server
-                            ).startCapture()
-                        default:
-                            _ = try await DeviceMonitor(server: server).startMonitoring()
+        try await PulseHarness.withExtraDaemon { server, pid in
+            kill(pid, SIGSTOP)
+            let started = Date()
+            // Each call waits 5 s for the frozen server. Run on Swift's two cooperative threads, eight would take
+            // four rounds (20 s); on threads of their own they all wait at once.
+            let errors = await withTaskGroup(of: AudioDeviceError?.self) { group in
+                for index in 0..<8 {
+                    group.addTask {
+                        do {
+                            switch index % 4 {
+                            case 0:
+                                _ = try await AudioDevices.current(server: server)
+                            case 1:
+                                _ = try await PulseMicrophoneSource(deviceName: nil, format: .whisper, server: server).startCapture()
+                            case 2:
+                                _ = try await PulseSystemAudioSource(
+                                    target: .defaultOutput, format: .whisper, excludesCurrentProcessAudio: false, server: server
+                                ).startCapture()
+                            default:
+                                _ = try await DeviceMonitor(server: server).startMonitoring()
+                            }
+                            return nil
+                        } catch {
+                            return error as? AudioDeviceError
                         }
-                        return nil
-                    } catch {
-                        return error as? AudioDeviceError
                     }
                 }
+                return await group.reduce(into: []) { $0.append($1) }
             }
-            return await group.reduce(into: []) { $0.append($1) }
+            let waited = Date().timeIntervalSince(started)
+            print("eight async calls on a frozen server returned after \(Int(waited * 1000)) ms")
+            // Most time out; once the frozen daemon's listen queue is full, the rest are refused at once.
+            let timedOut = errors.filter { $0 == .noSoundServer(server: server, reason: "it did not answer within 5 s") }.count
+            let refused = errors.filter { $0 == .noSoundServer(server: server, reason: "Connection refused") }.count
+            #expect(errors.count == 8 && timedOut + refused == 8 && timedOut >= 1, "\(errors)")
+            #expect(waited >= 4.9)
+            #expect(waited < 10, "the calls waited in turn, as on the cooperative pool")
         }
-        let waited = Date().timeIntervalSince(started)
-        print("eight async calls on a frozen server returned after \(Int(waited * 1000)) ms")
-        // Most time out; once the frozen daemon's listen queue is full, the rest are refused at once.
-        let timedOut = errors.filter { $0 == .noSoundServer(server: server, reason: "it did not answer within 5 s") }.count
-        let refused = errors.filter { $0 == .noSoundServer(server: server, reason: "Connection refused") }.count
-        #expect(errors.count == 8 && timedOut + refused == 8 && timedOut >= 1, "\(errors)")
-        #expect(waited >= 4.9)
-        #expect(waited < 10, "the calls waited in turn, as on the cooperative pool")
     }
 }
