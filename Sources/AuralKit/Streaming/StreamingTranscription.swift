@@ -185,7 +185,8 @@ final class StreamingTranscription {
             }
             let horizon = audioTime - configuration.holdbackSeconds
             // Agreed words near the audio's end, and unlikely words that end the decode, wait for the next update.
-            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, Self.countWithoutEnd(of: committed + pending, where: isUnlikelyAtEnd))
+            let likely = Self.countWithoutEnd(of: committed + pending, where: isUnlikelyAtEnd)
+            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, likely)
             if keep < committed.count {
                 pending = Array(committed[keep...]) + pending
                 committed = Array(committed[..<keep])
@@ -269,7 +270,8 @@ final class StreamingTranscription {
     private func commitAll(_ words: [TimedWord], audioTime: Double, started: Date) -> Update {
         agreement.reset()
         return Update(
-            committed: commit(Array(words.prefix(Self.countWithoutEnd(of: words, where: isUnlikelyAtEnd)))), volatile: [], audioTime: audioTime,
+            committed: commit(Array(words.prefix(Self.countWithoutEnd(of: words, where: isUnlikelyAtEnd)))), volatile: [],
+            audioTime: audioTime,
             computeSeconds: Date().timeIntervalSince(started), isFinal: true, alternatives: [])
     }
 
