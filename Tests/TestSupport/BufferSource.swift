@@ -13,7 +13,9 @@ import Synchronization
 ///
 /// Buffers carry `AudioFormat.whisper` and a `startTime` counted from the frames before them. After the last
 /// buffer the stream finishes, or throws `failure` when one is given (a device that goes away). `stop()` ends
-/// delivery before the next buffer and finishes the stream; starting again plays from the beginning.
+/// delivery before the next buffer and finishes the stream; starting again plays from the beginning, or, with
+/// `continuesWhileStopped`, from where the recording is by the wall clock, as a microphone hears a speaker who
+/// went on talking. `playedRanges` tells which parts of the recording were delivered.
 /// Delivery runs on a thread of its own, so the pace holds when Swift's cooperative pool is busy.
 public final class BufferSource: AudioSource {
     /// The samples played, 16 kHz mono.
@@ -25,16 +27,28 @@ public final class BufferSource: AudioSource {
     public let realTime: Bool
     /// Thrown by the stream after the last buffer; nil to finish normally.
     public let failure: (any Error)?
+    /// Whether a restart goes on where the recording is by the wall clock since the first start, skipping what
+    /// played while stopped (real time only), rather than playing from the beginning.
+    public let continuesWhileStopped: Bool
     private let running = Mutex<Playback?>(nil)
+    private let log = PlayLog()
 
     /// A source playing `samples` (16 kHz mono) in buffers of `chunkDuration` seconds (default 0.1).
-    public init(samples: [Float], chunkDuration: TimeInterval = 0.1, realTime: Bool = false, failure: (any Error)? = nil) {
+    public init(
+        samples: [Float], chunkDuration: TimeInterval = 0.1, realTime: Bool = false, continuesWhileStopped: Bool = false,
+        failure: (any Error)? = nil
+    ) {
         precondition(chunkDuration > 0, "chunkDuration must be positive")
+        precondition(realTime || !continuesWhileStopped, "only a real-time source goes on while stopped")
         self.samples = samples
         self.chunkSampleCount = max(1, Int((chunkDuration * Double(AudioFormat.whisper.sampleRate)).rounded()))
         self.realTime = realTime
+        self.continuesWhileStopped = continuesWhileStopped
         self.failure = failure
     }
+
+    /// The parts of the recording delivered so far, in seconds of the recording, one range per start.
+    public var playedRanges: [ClosedRange<Double>] { log.state.withLock { $0.played } }
 
     deinit {
         stop()
@@ -52,10 +66,20 @@ public final class BufferSource: AudioSource {
         let chunk = chunkSampleCount
         let realTime = realTime
         let failure = failure
+        let rate = Double(AudioFormat.whisper.sampleRate)
+        let now = DispatchTime.now()
+        let (started, firstPosition, playIndex) = log.state.withLock { clock in
+            let first = clock.firstStart ?? now
+            if clock.firstStart == nil { clock.firstStart = now }
+            let skipped = continuesWhileStopped ? Int(Double(now.uptimeNanoseconds - first.uptimeNanoseconds) / 1e9 * rate) : 0
+            let position = min(samples.count, skipped)
+            clock.played.append(Double(position) / rate...Double(position) / rate)
+            // Buffers are timed from the recording's start, so a restart mid-recording keeps the pace.
+            return (now - .nanoseconds(Int(Double(position) / rate * 1e9)), position, clock.played.count - 1)
+        }
+        let log = log
         let thread = Thread {
-            let rate = Double(AudioFormat.whisper.sampleRate)
-            let started = DispatchTime.now()
-            var position = 0
+            var position = firstPosition
             while position < samples.count, !playback.isStopped {
                 let end = min(samples.count, position + chunk)
                 if realTime {
@@ -65,6 +89,7 @@ public final class BufferSource: AudioSource {
                 }
                 continuation.yield(
                     AudioBuffer(samples: Array(samples[position..<end]), format: .whisper, startTime: Double(position) / rate))
+                log.state.withLock { $0.played[playIndex] = $0.played[playIndex].lowerBound...Double(end) / rate }
                 position = end
             }
             if let failure, !playback.isStopped {
@@ -82,6 +107,11 @@ public final class BufferSource: AudioSource {
     public func stop() {
         running.withLock { $0 }?.stop()
     }
+}
+
+/// When a source first started, and which parts of its recording it delivered.
+private final class PlayLog: Sendable {
+    let state = Mutex<(firstStart: DispatchTime?, played: [ClosedRange<Double>])>((nil, []))
 }
 
 /// One playback's stop flag, and the wait it interrupts.

@@ -15,6 +15,14 @@ struct SpeechSessionTests {
             .segments.map(\.text).joined()
     }
 
+    /// A recording's words with their times, from a file transcription with word timestamps.
+    nonisolated static func fileWords(_ recording: String) throws -> [WordTiming] {
+        var options = DecodingOptions(language: "en")
+        options.wordTimestamps = true
+        return try Transcriber(model: try Fixtures.sessionModel("tiny.en")).transcribe(try Fixtures.samples(recording), options: options)
+            .segments.flatMap { $0.words ?? [] }
+    }
+
     /// Collects a stream's results, and the error that ended it.
     static func collect(
         _ stream: AsyncThrowingStream<SpeechTranscriber.Result, Error>
@@ -111,10 +119,12 @@ struct SpeechSessionTests {
         #expect(observed == [.idle, .preparing, .transcribing, .stopping, .idle])
     }
 
-    @Test("pause delivers what was said as final and captures nothing until resume; resume continues the stream")
+    @Test("pause delivers what was said as final and hears nothing until resume; resume continues the stream")
     func pauseAndResume() async throws {
         let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
-        let source = BufferSource(samples: try Fixtures.samples("two_cities.wav"), realTime: true)
+        let recording = try Fixtures.samples("two_cities.wav")
+        // A microphone: the recording goes on while the session is paused, and resume hears it from there.
+        let source = BufferSource(samples: recording, realTime: true, continuesWhileStopped: true)
         let stream = session.startTranscribing(from: source)
         let finals = FinalLog()
         let collector = Task {
@@ -128,17 +138,35 @@ struct SpeechSessionTests {
         try await Task.sleep(for: .seconds(0.5))
         let atPause = finals.count
         #expect(atPause > 0, "what was said before the pause is final")
-        try await Task.sleep(for: .seconds(2))
+        try await Task.sleep(for: .seconds(2.5))
         #expect(finals.count == atPause, "nothing is transcribed while paused")
         try await session.resumeTranscribing()
         #expect(session.status == .transcribing)
-        try await Task.sleep(for: .seconds(3))
+        try await Task.sleep(for: .seconds(4))
         await session.stopTranscribing()
         try await collector.value
-        let words = WordErrorRate.words(finals.all.joined())
-        // The source replays from its start after resume, so "it was the best of times" is heard twice.
-        #expect(words.starts(with: ["it", "was", "the", "best"]))
-        #expect(words.dropFirst(4).contains("best"), "\(finals.all)")
+
+        // Which words were heard follows from what the source played: the recording's words (timed by a file
+        // transcription) well inside a played part must be final, and those well inside the pause must not.
+        let played = source.playedRanges
+        try #require(played.count == 2, "\(played)")
+        let gap = played[0].upperBound...played[1].lowerBound
+        #expect(gap.upperBound - gap.lowerBound > 2, "the pause skipped the audio spoken meanwhile: \(played)")
+        let spoken = try Self.fileWords("two_cities.wav")
+        let counts = Dictionary(spoken.map { (WordErrorRate.words($0.word).first ?? "", 1) }, uniquingKeysWith: +)
+        func distinctive(in range: ClosedRange<Double>, margin: Double) -> [String] {
+            spoken.filter { $0.start >= range.lowerBound + margin && $0.end <= range.upperBound - margin }
+                .compactMap { WordErrorRate.words($0.word).first }
+                .filter { $0.count >= 4 && counts[$0] == 1 }  // "wisdom", not "it was the"
+        }
+        let heard = Set(WordErrorRate.words(finals.all.joined()))
+        let log = "finals \(finals.all), played \(played)"
+        let expected = distinctive(in: played[0], margin: 0.5) + distinctive(in: played[1], margin: 0.7)
+        let unheard = distinctive(in: gap, margin: 0.3)
+        print("pause and resume: \(log); must hear \(expected), must not hear \(unheard)")
+        #expect(!expected.isEmpty, "\(log)")
+        for word in expected { #expect(heard.contains(word), "\(word) was played: \(log)") }
+        for word in unheard { #expect(!heard.contains(word), "\(word) was said during the pause: \(log)") }
     }
 
     @Test("an unsupported locale ends the stream with unsupportedLocale")
