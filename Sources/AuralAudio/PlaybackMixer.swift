@@ -11,15 +11,15 @@ import Synchronization
 /// here runs on the capture's delivery thread, except `refreshNeeded`, set from the mainloop thread.
 final class PlaybackMixer: @unchecked Sendable {
     /// How far the mix may trail the clock waiting for a late application stream, in seconds; beyond it the
-    /// late stream is mixed as silence for the time being (a paused application must not stall the rest), and
-    /// what it delivers later lands after that silence, a gap in its playback. PipeWire (through pipewire-pulse)
-    /// hands an application's stream over more than 0.1 s behind the output's monitor at times: with 0.1 here, the
-    /// exclusion test's kept recording scored NCC 0.73–0.97 there (3 runs of 3), 0.9993–1.0 with 0.5.
-    static let maximumLag = 0.5
+    /// late stream is mixed as silence for the time being (a stalled application must not stall the rest). PipeWire
+    /// (through pipewire-pulse) at times hands an application's stream over in a burst after a stall: 0.7 s was the
+    /// longest seen in the exclusion test (1 run in 12 at 0.5 s here).
+    static let maximumLag = 1.0
 
     private struct Member {
         var stream: PulseRecordStream
         var signal: CaptureSignal
+        var lane: MixLane
     }
 
     private let context: PulseContext
@@ -54,14 +54,18 @@ final class PlaybackMixer: @unchecked Sendable {
         }
     }
 
-    /// Opens streams for applications that started playing on the output since the last call.
+    /// Opens streams for applications that started playing on the output since the last call, and notes which
+    /// ones are paused.
     /// Call on the delivery thread; it blocks for the round trips to the server.
     func refreshIfNeeded() {
         guard refreshNeeded.exchange(false, ordering: .acquiringAndReleasing) else { return }
         guard
             let inputs = try? context.withLock({ () throws(AudioDeviceError) in try context.sinkInputs() })
         else { return }
-        for input in inputs where input.sink == sinkIndex && members[input.index] == nil && !ignored.contains(input.index) {
+        for input in inputs where input.sink == sinkIndex {
+            // A paused (corked) application plays nothing, and the mix does not wait for it.
+            members[input.index]?.lane.isCorked = input.isCorked
+            guard members[input.index] == nil, !ignored.contains(input.index) else { continue }
             if let pid = input.processID, excludedProcessIDs.contains(pid) {
                 ignored.insert(input.index)
                 continue
@@ -73,34 +77,51 @@ final class PlaybackMixer: @unchecked Sendable {
                 context: context, name: "AuralKit system audio (\(input.applicationName))", format: format, device: monitorName,
                 label: input.applicationName, sinkInput: input.index, killMeaning: .finished, ring: ring, signal: signal)
             {
-                members[input.index] = Member(stream: stream, signal: signal)
+                members[input.index] = Member(stream: stream, signal: signal, lane: MixLane(ring: ring, isCorked: input.isCorked))
             }
         }
     }
 
     /// Mixes what the clock `ring` holds with each application's recording; at the end (`draining`), everything.
     func mix(clock ring: SampleRing, draining: Bool) -> [Float] {
-        let channels = format.channelCount
-        let clockFrames = ring.available / channels
-        var frames = clockFrames
-        if !draining {
-            for member in members.values where member.signal.reason == nil {
-                frames = min(frames, member.stream.ring.available / channels)
-            }
-            if Double(clockFrames - frames) > Self.maximumLag * Double(format.sampleRate) { frames = clockFrames }
-        }
-        guard frames > 0 else { return [] }
-        _ = ring.read(maximum: frames * channels)
-        var mixed = [Float](repeating: 0, count: frames * channels)
-        for member in members.values {
-            let samples = member.stream.ring.read(maximum: frames * channels, granule: channels)
-            for index in samples.indices { mixed[index] += samples[index] }
-        }
-        for index in mixed.indices { mixed[index] = min(max(mixed[index], -1), 1) }
-        for (index, member) in members where member.signal.reason != nil && member.stream.ring.available < channels {
+        for member in members.values { member.lane.hasEnded = member.signal.reason != nil }
+        let mixed = Self.mix(
+            clock: ring, lanes: members.values.map(\.lane), channels: format.channelCount,
+            maximumLagFrames: Int(Self.maximumLag * Double(format.sampleRate)), draining: draining)
+        for (index, member) in members where member.lane.hasEnded && member.stream.ring.available < format.channelCount {
             member.stream.close()
             members[index] = nil
         }
+        return mixed
+    }
+
+    /// One mix, apart from the server: as many frames as the clock holds and every waited-on lane can give (all
+    /// the clock holds once a lane trails it by more than `maximumLagFrames`, or when `draining`), summed and
+    /// clipped to ±1. A lane that could not give its share gave silence; what it delivers later for that time is
+    /// dropped when it arrives (it shows as more than the lane needs), so its playback stays in time with the rest.
+    static func mix(clock: SampleRing, lanes: [MixLane], channels: Int, maximumLagFrames: Int, draining: Bool) -> [Float] {
+        let clockFrames = clock.available / channels
+        for lane in lanes where lane.owedFrames > 0 {
+            let late = min(lane.owedFrames, lane.ring.available / channels - clockFrames)
+            if late > 0 {
+                _ = lane.ring.read(maximum: late * channels, granule: channels)
+                lane.owedFrames -= late
+            }
+        }
+        var frames = clockFrames
+        if !draining {
+            for lane in lanes where lane.isWaitedOn { frames = min(frames, lane.ring.available / channels) }
+            if clockFrames - frames > maximumLagFrames { frames = clockFrames }
+        }
+        guard frames > 0 else { return [] }
+        _ = clock.read(maximum: frames * channels)
+        var mixed = [Float](repeating: 0, count: frames * channels)
+        for lane in lanes {
+            let samples = lane.ring.read(maximum: frames * channels, granule: channels)
+            for index in samples.indices { mixed[index] += samples[index] }
+            if lane.isWaitedOn { lane.owedFrames += frames - samples.count / channels }
+        }
+        for index in mixed.indices { mixed[index] = min(max(mixed[index], -1), 1) }
         return mixed
     }
 
@@ -109,5 +130,25 @@ final class PlaybackMixer: @unchecked Sendable {
         context.withLock { context.onEvent = nil }
         for member in members.values { member.stream.close() }
         members = [:]
+    }
+}
+
+/// One application's recording as the mix sees it: its samples, whether the mix waits for them, and the frames
+/// it was mixed as silence for while late.
+final class MixLane {
+    let ring: SampleRing
+    /// Paused by the application: plays nothing, so the mix does not wait for it.
+    var isCorked: Bool
+    /// Its stream ended: what is left is mixed, nothing more is waited for.
+    var hasEnded = false
+    /// Frames of the mix it gave silence for while late; that many of its next frames, when they come ahead of
+    /// the clock, belong to that past and are dropped.
+    var owedFrames = 0
+
+    var isWaitedOn: Bool { !isCorked && !hasEnded }
+
+    init(ring: SampleRing, isCorked: Bool = false) {
+        self.ring = ring
+        self.isCorked = isCorked
     }
 }

@@ -37,6 +37,8 @@ struct PulseSinkInputRecord: Sendable, Equatable {
     var applicationName: String
     var mediaName: String?
     var processID: Int32?
+    /// Paused by the application.
+    var isCorked = false
 }
 
 /// Collects the entries of a libpulse list query on the mainloop thread.
@@ -86,7 +88,7 @@ extension PulseSinkInputRecord {
         self.init(
             index: info.index, sink: info.sink,
             applicationName: property(info.proplist, "application.name") ?? string(info.name) ?? "",
-            mediaName: property(info.proplist, "media.name"), processID: pid)
+            mediaName: property(info.proplist, "media.name"), processID: pid, isCorked: info.corked != 0)
     }
 }
 
