@@ -9,9 +9,11 @@ import Testing
 @MainActor
 @Suite("SpeechSession", .serialized, .requiresFixtures(audio: ["beckett.wav", "two_cities.wav"], models: ["tiny.en"]))
 struct SpeechSessionTests {
+    /// tiny.en as sessions load it, once for the file transcriptions the tests compare with.
+    nonisolated static let model = Result { try Fixtures.sessionModel("tiny.en") }
+
     nonisolated static func fileText(_ recording: String) throws -> String {
-        let model = try Fixtures.sessionModel("tiny.en")
-        return try Transcriber(model: model).transcribe(try Fixtures.samples(recording), options: DecodingOptions(language: "en"))
+        try Transcriber(model: try model.get()).transcribe(try Fixtures.samples(recording), options: DecodingOptions(language: "en"))
             .segments.map(\.text).joined()
     }
 
@@ -19,7 +21,7 @@ struct SpeechSessionTests {
     nonisolated static func fileWords(_ recording: String) throws -> [WordTiming] {
         var options = DecodingOptions(language: "en")
         options.wordTimestamps = true
-        return try Transcriber(model: try Fixtures.sessionModel("tiny.en")).transcribe(try Fixtures.samples(recording), options: options)
+        return try Transcriber(model: try model.get()).transcribe(try Fixtures.samples(recording), options: options)
             .segments.flatMap { $0.words ?? [] }
     }
 
