@@ -31,6 +31,8 @@ final class StreamingTranscription {
         var promptCharacters: Int = 200
         /// A buffer quieter than this RMS in every 100 ms frame is not decoded.
         var silenceRMS: Double = 0.003
+        /// New words a decode may place in each second of audio after the committed words (see `fitsTheAudio`).
+        static let maximumWordsPerSecond = 6.0
         /// Agreed words that end less than this many seconds before the received audio's end stay volatile: a word
         /// heard without right context is the likeliest to change.
         var holdbackSeconds: Double = defaultHoldbackSeconds
@@ -233,7 +235,17 @@ final class StreamingTranscription {
             word.start < soundEnd
                 && (!word.text.contains(" ") || word.text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) })
         }
+        let newAudioStart = committedInBuffer.last?.end ?? Double(bufferStart) / Double(WhisperTime.sampleRate)
+        if !Self.fitsTheAudio(wordCount: heard.count, from: newAudioStart, to: soundEnd) { return ([], []) }
         return (heard, alternatives)
+    }
+
+    /// Whether `wordCount` new words fit the audio between the committed words' end and the last sound: at most
+    /// `maximumWordsPerSecond` per second, and 3 more (the alignment may place the committed words' end late). More
+    /// is Whisper repeating the forced prefix, not new speech: in one CI run `aural listen` wrote the recording's
+    /// last sentence (18 words, after an invented "you can see that there are") a second time after it was final.
+    static func fitsTheAudio(wordCount: Int, from start: Double, to end: Double) -> Bool {
+        Double(wordCount) <= Configuration.maximumWordsPerSecond * max(0, end - start) + 3
     }
 
     /// Mel frames of the encoder's window for a buffer of `samples`: 30 s, or the audio and its padding rounded up to
