@@ -58,6 +58,8 @@ extension PulseAudioTests {
             #expect(events.error == nil)
         }
 
+        /// Latency counts from when `pactl` got the server's answer (the change is done; an event may come first, and
+        /// then it is 0): starting `pactl` itself took up to 100 ms under CI's load.
         @Test("a default-input change and a device coming and going are published within 100 ms")
         func changesArriveQuickly() async throws {
             try PulseHarness.requirePrivateDaemon()
@@ -71,21 +73,25 @@ extension PulseAudioTests {
             var sent = Date()
             let module = try PulseHarness.load(
                 "module-null-sink", "sink_name=hotplug", "rate=48000", "channels=2", "sink_properties=device.description=Hotplug")
+            var done = Date()
             defer {
                 _ = try? PulseHarness.pactl("set-default-source", "virt_mic_clocked")
                 PulseHarness.unload(module)
             }
             let added = try #require(await events.next(after: seen, timeout: 2), "no event when a device was added")
-            let addedLatency = added.arrived.timeIntervalSince(sent)
+            let addedLatency = max(0, added.arrived.timeIntervalSince(done))
+            let addedWithPactl = added.arrived.timeIntervalSince(sent)
 
             // The default input changes to it.
             try await Task.sleep(for: .milliseconds(100))
             seen = events.count
             sent = Date()
             try PulseHarness.pactl("set-default-source", "hotplug.monitor")
+            done = Date()
             let changed = try #require(
                 await events.next(after: seen, timeout: 2) { $0.uid == "hotplug.monitor" }, "no event for the new default input (\(PulseHarness.defaults()))")
-            let changedLatency = changed.arrived.timeIntervalSince(sent)
+            let changedLatency = max(0, changed.arrived.timeIntervalSince(done))
+            let changedWithPactl = changed.arrived.timeIntervalSince(sent)
             #expect(changed.info.channelCount == 2)
             #expect(changed.info.nominalSampleRate == 48_000)
             #expect(changed.info.portName == "Monitor of Hotplug")
@@ -95,11 +101,13 @@ extension PulseAudioTests {
             seen = events.count
             sent = Date()
             PulseHarness.unload(module)
+            done = Date()
             let removed = try #require(
                 await events.next(after: seen, timeout: 2) { $0.uid != "hotplug.monitor" }, "no event when the device went away")
-            let removedLatency = removed.arrived.timeIntervalSince(sent)
+            let removedLatency = max(0, removed.arrived.timeIntervalSince(done))
+            let removedWithPactl = removed.arrived.timeIntervalSince(sent)
 
-            print("device monitor latency (including starting pactl): added \(Int(addedLatency * 1000)) ms, default changed \(Int(changedLatency * 1000)) ms, removed \(Int(removedLatency * 1000)) ms")
+            print("device monitor latency after pactl's answer (with starting pactl): added \(Int(addedLatency * 1000)) (\(Int(addedWithPactl * 1000))) ms, default changed \(Int(changedLatency * 1000)) (\(Int(changedWithPactl * 1000))) ms, removed \(Int(removedLatency * 1000)) (\(Int(removedWithPactl * 1000))) ms")
             #expect(addedLatency < 0.1)
             #expect(changedLatency < 0.1)
             #expect(removedLatency < 0.1)
