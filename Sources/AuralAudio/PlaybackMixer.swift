@@ -18,7 +18,6 @@ final class PlaybackMixer: @unchecked Sendable {
 
     private struct Member {
         var stream: PulseRecordStream
-        var signal: CaptureSignal
         var lane: MixLane
     }
 
@@ -77,18 +76,17 @@ final class PlaybackMixer: @unchecked Sendable {
                 context: context, name: "AuralKit system audio (\(input.applicationName))", format: format, device: monitorName,
                 label: input.applicationName, sinkInput: input.index, killMeaning: .finished, ring: ring, signal: signal)
             {
-                members[input.index] = Member(stream: stream, signal: signal, lane: MixLane(ring: ring, isCorked: input.isCorked))
+                members[input.index] = Member(stream: stream, lane: MixLane(ring: ring, signal: signal, isCorked: input.isCorked))
             }
         }
     }
 
     /// Mixes what the clock `ring` holds with each application's recording; at the end (`draining`), everything.
     func mix(clock ring: SampleRing, draining: Bool) -> [Float] {
-        for member in members.values { member.lane.hasEnded = member.signal.reason != nil }
         let mixed = Self.mix(
             clock: ring, lanes: members.values.map(\.lane), channels: format.channelCount,
             maximumLagFrames: Int(Self.maximumLag * Double(format.sampleRate)), draining: draining)
-        for (index, member) in members where member.lane.hasEnded && member.stream.ring.available < format.channelCount {
+        for (index, member) in members where member.lane.hasEnded && member.lane.ring.available < format.channelCount {
             member.stream.close()
             members[index] = nil
         }
@@ -137,18 +135,21 @@ final class PlaybackMixer: @unchecked Sendable {
 /// it was mixed as silence for while late.
 final class MixLane {
     let ring: SampleRing
+    /// Its stream's signal, which says when the stream ended.
+    let signal: CaptureSignal
     /// Paused by the application: plays nothing, so the mix does not wait for it.
     var isCorked: Bool
     /// Its stream ended: what is left is mixed, nothing more is waited for.
-    var hasEnded = false
+    var hasEnded: Bool { signal.reason != nil }
     /// Frames of the mix it gave silence for while late; that many of its next frames, when they come ahead of
     /// the clock, belong to that past and are dropped.
     var owedFrames = 0
 
     var isWaitedOn: Bool { !isCorked && !hasEnded }
 
-    init(ring: SampleRing, isCorked: Bool = false) {
+    init(ring: SampleRing, signal: CaptureSignal = CaptureSignal(), isCorked: Bool = false) {
         self.ring = ring
+        self.signal = signal
         self.isCorked = isCorked
     }
 }

@@ -74,13 +74,16 @@ extension PulseAudioTests {
             let module = try PulseHarness.load(
                 "module-null-sink", "sink_name=hotplug", "rate=48000", "channels=2", "sink_properties=device.description=Hotplug")
             var done = Date()
+            // Seconds from pactl's answer (0 when the event came first), and from before starting pactl.
+            func latency(_ arrived: Date) -> (afterAnswer: Double, withPactl: Double) {
+                (max(0, arrived.timeIntervalSince(done)), arrived.timeIntervalSince(sent))
+            }
             defer {
                 _ = try? PulseHarness.pactl("set-default-source", "virt_mic_clocked")
                 PulseHarness.unload(module)
             }
             let added = try #require(await events.next(after: seen, timeout: 2), "no event when a device was added")
-            let addedLatency = max(0, added.arrived.timeIntervalSince(done))
-            let addedWithPactl = added.arrived.timeIntervalSince(sent)
+            let (addedLatency, addedWithPactl) = latency(added.arrived)
 
             // The default input changes to it.
             try await Task.sleep(for: .milliseconds(100))
@@ -90,8 +93,7 @@ extension PulseAudioTests {
             done = Date()
             let changed = try #require(
                 await events.next(after: seen, timeout: 2) { $0.uid == "hotplug.monitor" }, "no event for the new default input (\(PulseHarness.defaults()))")
-            let changedLatency = max(0, changed.arrived.timeIntervalSince(done))
-            let changedWithPactl = changed.arrived.timeIntervalSince(sent)
+            let (changedLatency, changedWithPactl) = latency(changed.arrived)
             #expect(changed.info.channelCount == 2)
             #expect(changed.info.nominalSampleRate == 48_000)
             #expect(changed.info.portName == "Monitor of Hotplug")
@@ -104,8 +106,7 @@ extension PulseAudioTests {
             done = Date()
             let removed = try #require(
                 await events.next(after: seen, timeout: 2) { $0.uid != "hotplug.monitor" }, "no event when the device went away")
-            let removedLatency = max(0, removed.arrived.timeIntervalSince(done))
-            let removedWithPactl = removed.arrived.timeIntervalSince(sent)
+            let (removedLatency, removedWithPactl) = latency(removed.arrived)
 
             print("device monitor latency after pactl's answer (with starting pactl): added \(Int(addedLatency * 1000)) (\(Int(addedWithPactl * 1000))) ms, default changed \(Int(changedLatency * 1000)) (\(Int(changedWithPactl * 1000))) ms, removed \(Int(removedLatency * 1000)) (\(Int(removedWithPactl * 1000))) ms")
             #expect(addedLatency < 0.1)

@@ -68,7 +68,7 @@ struct PlaybackMixerTests {
         let ended = MixLane(ring: SampleRing(minimumCapacity: 256))
         Self.feed(clock, [Float](repeating: 0.5, count: 6))
         Self.feed(ended.ring, [0.25, 0.25])
-        ended.hasEnded = true
+        ended.signal.end(nil)
         // The clock only paces the mix: its own samples are not part of it.
         #expect(Self.mix(clock, [corked, ended]) == [0.25, 0.25, 0, 0, 0, 0])
         #expect(corked.owedFrames == 0)

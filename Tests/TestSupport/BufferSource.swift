@@ -68,14 +68,14 @@ public final class BufferSource: AudioSource {
         let failure = failure
         let rate = Double(AudioFormat.whisper.sampleRate)
         let now = DispatchTime.now()
-        let (started, firstPosition, playIndex) = log.state.withLock { clock in
-            let first = clock.firstStart ?? now
-            if clock.firstStart == nil { clock.firstStart = now }
+        let (started, firstPosition, playIndex) = log.state.withLock { log in
+            let first = log.firstStart ?? now
+            log.firstStart = first
             let skipped = continuesWhileStopped ? Int(Double(now.uptimeNanoseconds - first.uptimeNanoseconds) / 1e9 * rate) : 0
             let position = min(samples.count, skipped)
-            clock.played.append(Double(position) / rate...Double(position) / rate)
+            log.played.append(Double(position) / rate...Double(position) / rate)
             // Buffers are timed from the recording's start, so a restart mid-recording keeps the pace.
-            return (now - .nanoseconds(Int(Double(position) / rate * 1e9)), position, clock.played.count - 1)
+            return (now - .nanoseconds(Int(Double(position) / rate * 1e9)), position, log.played.count - 1)
         }
         let log = log
         let thread = Thread {
