@@ -1,12 +1,16 @@
 import Foundation
 
-/// What a display showed after each update: every final word so far, then the volatile words.
+/// What a display showed after each update: the final text so far, then the volatile text, each as delivered (a word
+/// starts with a space; punctuation a later update put after a final word does not, and joins it).
 struct Display {
     /// Seconds of audio (from the recording's start) at which the display appeared.
     var time: Double
-    var finalWords: [String]
-    var volatileWords: [String]
-    var all: [String] { finalWords + volatileWords }
+    var finalText: String
+    var volatileText: String
+    var finalWords: [String] { Self.words(finalText) }
+    var all: [String] { Self.words(finalText + volatileText) }
+
+    private static func words(_ text: String) -> [String] { text.split(whereSeparator: \.isWhitespace).map(String.init) }
 }
 
 /// Per-word latency, flicker and WER of one replay, measured as streaming.md §6 describes: each final word is

@@ -7,13 +7,15 @@ import AuralWhisper
 import Foundation
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
         the default input; times are wall-clock
+      --phase SECONDS: the first update after SECONDS of audio, the rest every cadence (where real-time updates fall)
       --aligned MARGIN: commit words the alignment ends MARGIN seconds before the audio's end (default: LocalAgreement-2)
       --show: print each file's live and file text
+      --trace: print every update of a deterministic replay (audio time, new finals, volatile words)
       references: the manifest's text when given, else each file's own offline transcription
     """
 
@@ -25,11 +27,13 @@ struct Item {
 
 var modelName = "tiny.en"
 var cadence = 0.5  // StreamingTranscription.Configuration.cadenceSeconds
+var phase: Double?
 var realtime = false
 var computeType = AnalyzerConfiguration.default.computeType
 var manifest: String?
 var language = "en"
 var show = false
+var trace = false
 var buffer = 15.0
 var holdback = 0.0
 var beam = 3
@@ -47,10 +51,12 @@ while !arguments.isEmpty {
     switch argument {
     case "--model": modelName = value()
     case "--cadence": cadence = Double(value()) ?? cadence
+    case "--phase": phase = Double(value())
     case "--realtime": realtime = true
     case "--manifest": manifest = value()
     case "--lang": language = value()
     case "--show": show = true
+    case "--trace": trace = true
     case "--buffer": buffer = Double(value()) ?? buffer
     case "--holdback": holdback = Double(value()) ?? holdback
     case "--beam": beam = Int(value()) ?? beam
@@ -92,7 +98,7 @@ let folder = try manager.folder(for: modelName)
 let model = try WhisperModel(folder: folder, computeType: computeType)
 let cpuName = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-print("live-bench: model \(modelName) (\(model.computeType)), cadence \(cadence) s, \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(cpuName)")
+print("live-bench: model \(modelName) (\(model.computeType)), cadence \(cadence) s\(phase.map { ", phase \($0) s" } ?? ""), \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(cpuName)")
 
 nonisolated func cpuSeconds() -> Double {
     var usage = rusage()
@@ -105,9 +111,9 @@ nonisolated func cpuSeconds() -> Double {
 func replay(_ samples: [Float]) throws -> ([Display], Double) {
     let cpu = cpuSeconds()
     let events = try LiveReplay(
-        model: model, cadence: cadence, maxBufferSeconds: buffer, holdbackSeconds: holdback, policy: policy,
+        model: model, cadence: cadence, phase: phase, maxBufferSeconds: buffer, holdbackSeconds: holdback, policy: policy,
         encoderPaddingSeconds: encoderPadding, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
-    var finals: [String] = []
+    var finals = ""
     var displays: [Display] = []
     if show {
         // The last final words, with the update that committed them: where a replay's end goes wrong.
@@ -119,9 +125,13 @@ func replay(_ samples: [Float]) throws -> ([Display], Double) {
         }
     }
     for event in events {
-        finals += event.committed.map { $0.text.trimmingCharacters(in: .whitespaces) }
-        displays.append(Display(
-            time: event.emissionTime, finalWords: finals, volatileWords: event.volatile.map { $0.trimmingCharacters(in: .whitespaces) }))
+        if trace {
+            let committed = event.committed.map { String(format: "%@[%.2f–%.2f]", $0.text as NSString, $0.start, $0.end) }.joined()
+            print(String(format: "%6.2f s%@ final:%@ | volatile:%@", event.audioTime, event.isFlush ? " flush" : "",
+                committed as NSString, event.volatile.joined() as NSString))
+        }
+        finals += event.committed.map(\.text).joined()
+        displays.append(Display(time: event.emissionTime, finalText: finals, volatileText: event.volatile.joined()))
     }
     return (displays, cpuSeconds() - cpu)
 }
@@ -138,22 +148,21 @@ func live(_ url: URL) async throws -> ([Display], Double) {
     let cpu = cpuSeconds()
     let started = Date()
     let consumer = Task { @MainActor in
-        var finals: [String] = []
+        var finals = ""
         var volatile: SpeechTranscriber.Result?
         var displays: [Display] = []
-        func words(_ text: String) -> [String] { text.split(separator: " ").map(String.init) }
         for try await result in stream {
             let time = Date().timeIntervalSince(started)
             if result.isFinal {
                 // As `aural listen` shows it: the volatile words after the final's range stay until the next
                 // volatile result replaces them.
-                finals += words(String(result.text.characters))
+                finals += String(result.text.characters)
                 let rest = volatile.map { String($0.text(startingAt: result.range.end).characters) } ?? ""
                 volatile = nil
-                displays.append(Display(time: time, finalWords: finals, volatileWords: words(rest)))
+                displays.append(Display(time: time, finalText: finals, volatileText: rest))
             } else {
                 volatile = result
-                displays.append(Display(time: time, finalWords: finals, volatileWords: words(String(result.text.characters))))
+                displays.append(Display(time: time, finalText: finals, volatileText: String(result.text.characters)))
             }
         }
         return displays
@@ -187,7 +196,7 @@ for item in items {
     let report = LatencyReport(displays: displays, reference: referenceWords, referenceText: item.reference ?? fileText, fileText: fileText)
     reports.append(report)
     if show {
-        print("live: " + (displays.last?.finalWords.joined(separator: " ") ?? ""))
+        print("live: " + (displays.last?.finalText ?? ""))
         print("file: " + fileText)
     }
     totalAudio += duration

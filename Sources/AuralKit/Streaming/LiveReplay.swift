@@ -30,6 +30,9 @@ public struct LiveReplay: Sendable {
     public let model: WhisperModel
     /// Seconds of audio between updates.
     public let cadence: Double
+    /// Seconds of audio before the first update, when it differs from `cadence`: moves every later update by the
+    /// difference, as a real-time session's updates fall wherever the clock puts them against the recording.
+    public let phase: Double?
     /// Decoding options of each update (the language among them).
     public let options: DecodingOptions
     /// Seconds of audio kept for re-decoding before the buffer is trimmed at a committed word.
@@ -45,7 +48,7 @@ public struct LiveReplay: Sendable {
     public let voiceActivation: SpeechDetector.DetectionOptions?
 
     public init(
-        model: WhisperModel, cadence: Double = 0.5, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
+        model: WhisperModel, cadence: Double = 0.5, phase: Double? = nil, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
         policy: StreamingPolicy = .localAgreement, encoderPaddingSeconds: Double? = nil,
         voiceActivation: SpeechDetector.DetectionOptions? = nil,
         options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 3)
@@ -56,6 +59,7 @@ public struct LiveReplay: Sendable {
         self.policy = policy
         self.model = model
         self.cadence = cadence
+        self.phase = phase
         self.maxBufferSeconds = maxBufferSeconds
         self.options = options
     }
@@ -78,6 +82,10 @@ public struct LiveReplay: Sendable {
                 isFlush: update.isFinal))
         }
         let gate = try voiceActivation.map { VoiceActivityGate(vad: try SpeechSession.loadVoiceActivityModel(), options: $0) }
+        if let phase, phase > 0 {
+            position = min(samples.count, Int(phase * Double(WhisperTime.sampleRate)))
+            try transcription.advance(with: Array(samples[..<position]), gate: gate, final: false, spans: { _ in }).forEach(record)
+        }
         while position < samples.count {
             let end = min(samples.count, position + chunk)
             let piece = Array(samples[position..<end])
