@@ -145,9 +145,13 @@ final class StreamingTranscription {
             // Nothing to say: keep the last second (a word may be starting) and drop the rest.
             let pending = agreement.previous
             agreement.reset()
+            if final && !pending.isEmpty {
+                dropSilence()
+                return commitAll(pending, audioTime: audioTime, started: started)
+            }
+            let committed = commit(Self.punctuationOnly(pending))
             dropSilence()
-            if final && !pending.isEmpty { return commitAll(pending, audioTime: audioTime, started: started) }
-            return pending.isEmpty ? nil : Update(committed: [], volatile: [], audioTime: audioTime,
+            return pending.isEmpty ? nil : Update(committed: committed, volatile: [], audioTime: audioTime,
                 computeSeconds: Date().timeIntervalSince(started), isFinal: final, alternatives: [])
         }
         // Nothing audible after the last committed word: there is nothing new to say, and a decode would only invent
@@ -156,11 +160,13 @@ final class StreamingTranscription {
             let tail = max(0, min(buffer.count, Int(lastEnd * Double(WhisperTime.sampleRate)) - bufferStart))
             if isSilent(Array(buffer[tail...])) {
                 let hadVolatile = !agreement.previous.isEmpty
+                // Silence after the words confirms the punctuation the last decode put after them.
+                let committed = commit(Self.punctuationOnly(agreement.previous))
                 agreement.reset()
                 if final { trim(final: true) }
                 return hadVolatile
-                    ? Update(committed: [], volatile: [], audioTime: audioTime, computeSeconds: Date().timeIntervalSince(started),
-                        isFinal: final, alternatives: [])
+                    ? Update(committed: committed, volatile: [], audioTime: audioTime,
+                        computeSeconds: Date().timeIntervalSince(started), isFinal: final, alternatives: [])
                     : nil
             }
         }
@@ -192,6 +198,14 @@ final class StreamingTranscription {
             if keep < committed.count {
                 pending = Array(committed[keep...]) + pending
                 committed = Array(committed[..<keep])
+                agreement.holdBack(pending)
+            }
+            // Punctuation that ends the decode stays volatile: the decode heard nothing after the word, so it cannot
+            // know how the sentence goes on, and once forced as prefix a period makes the next decode start a new
+            // sentence ("…present period. The sum of" for "…present period, that some of").
+            if pending.isEmpty, let last = committed.last, let split = Self.splitTrailingPunctuation(last) {
+                committed[committed.count - 1] = split.word
+                pending = [split.punctuation]
                 agreement.holdBack(pending)
             }
             // The volatile words but an unlikely end (`volatileWordMinimumConfidence`).
@@ -257,7 +271,8 @@ final class StreamingTranscription {
     }
 
     /// The words of `words` that come after the first `prefix.count` characters of their joined text. A word that
-    /// straddles the boundary (punctuation the aligner attached to a committed word) keeps its part after it.
+    /// straddles the boundary (punctuation the aligner attached to a committed word) keeps its part after it, timed
+    /// as an instant at the word's end.
     static func words(after prefix: String, in words: [TimedWord]) -> [TimedWord] {
         var remaining = prefix.count
         var result: [TimedWord] = []
@@ -269,11 +284,33 @@ final class StreamingTranscription {
             } else {
                 var tail = word
                 tail.text = String(word.text.dropFirst(remaining))
+                tail.start = word.end
                 remaining = 0
                 result.append(tail)
             }
         }
         return result.filter { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }
+    }
+
+    /// `word` without the punctuation that ends it, and that punctuation as a word of its own at the word's end;
+    /// nil when nothing ends it or it is all punctuation.
+    static func splitTrailingPunctuation(_ word: TimedWord) -> (word: TimedWord, punctuation: TimedWord)? {
+        let marks = word.text.reversed().prefix { isPunctuation($0) }.count
+        guard marks > 0, word.text.dropLast(marks).contains(where: { $0.isLetter || $0.isNumber }) else { return nil }
+        var bare = word
+        bare.text = String(word.text.dropLast(marks))
+        let punctuation = TimedWord(text: String(word.text.suffix(marks)), start: word.end, end: word.end, confidence: word.confidence)
+        return (bare, punctuation)
+    }
+
+    /// The leading run of `words` that is punctuation only.
+    static func punctuationOnly(_ words: [TimedWord]) -> [TimedWord] {
+        Array(words.prefix { word in !word.text.isEmpty && word.text.allSatisfy(isPunctuation) })
+    }
+
+    /// Sentence and clause punctuation that Whisper attaches to a word's end.
+    private static func isPunctuation(_ character: Character) -> Bool {
+        ".,!?;:…。，、！？".contains(character)
     }
 
     // MARK: - Committing
@@ -293,8 +330,9 @@ final class StreamingTranscription {
     }
 
     /// Whether a word at a decode's end is below `trailingWordMinimumConfidence`, or placeless (with less than
-    /// `placelessWordSeconds`) and below `placelessWordMinimumConfidence`.
+    /// `placelessWordSeconds`) and below `placelessWordMinimumConfidence`. Punctuation on its own (what a decode adds after a committed word) is never unlikely: it is no invented word.
     private func isUnlikelyAtEnd(_ word: TimedWord) -> Bool {
+        if !Self.punctuationOnly([word]).isEmpty { return false }
         let placeless = word.end - word.start < configuration.placelessWordSeconds
         return word.confidence < (placeless ? configuration.placelessWordMinimumConfidence : configuration.trailingWordMinimumConfidence)
     }

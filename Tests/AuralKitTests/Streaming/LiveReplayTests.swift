@@ -46,6 +46,20 @@ struct LiveReplayTests {
         #expect(events.last?.volatile.isEmpty == true)
     }
 
+    @Test("punctuation guessed where an update's audio stopped is not forced on the words that follow")
+    func sentenceEndGuessIsNotForced() async throws {
+        // two_cities.wav from 28 s: "…so far like the present period, that some of its noisiest authorities…". With
+        // updates 0.3 s off the half-second grid, one update's audio stops right after "period" and two decodes write
+        // "period." there. Committed with its period and forced as the next decodes' prefix, the period made them
+        // start a sentence: "present period. The sum of its". The period now waits for a decode that heard on.
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: AnalyzerConfiguration.default.computeType)
+        let samples = Array(try Fixtures.samples("two_cities.wav")[(28 * 16_000)..<(39 * 16_000)])
+        let events = try await offPool { try LiveReplay(model: model, phase: 0.3).run(samples) }
+        let live = events.flatMap(\.committed).map(\.text).joined()
+        #expect(WordErrorRate.words(live).joined(separator: " ").contains("present period that some of its noisiest"), "\(live)")
+        #expect(!live.contains(". The sum"), "\(live)")
+    }
+
     private func offlineRepeats(_ offline: String, _ words: ArraySlice<String>) -> Bool {
         let phrase = words.joined(separator: " ")
         return WordErrorRate.words(offline).joined(separator: " ").contains(phrase + " " + phrase)
