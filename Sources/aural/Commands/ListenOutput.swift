@@ -62,13 +62,22 @@ final class TerminalListenOutput: ListenOutput {
     }
 }
 
-/// For a pipe: each final result's text on a line of its own; notices on standard error.
+/// For a pipe: the final text as it arrives, a sentence to a line (a line ends after a final result that ends a
+/// sentence, and when the session ends); notices on standard error. A final that goes on the open line (punctuation
+/// a later update put after the last word, or the next words of the sentence) is written at once, so a reader of the
+/// bytes sees every final when it comes, and a reader of lines gets whole sentences.
 @MainActor
 final class TextLinesListenOutput: ListenOutput {
+    private var lineIsOpen = false
+
     func show(_ result: SpeechTranscriber.Result) {
         guard result.isFinal else { return }
-        let text = String(result.text.characters).trimmingCharacters(in: .whitespaces)
-        if !text.isEmpty { TerminalOutput.write(text + "\n") }
+        var text = String(result.text.characters)
+        if !lineIsOpen { text = String(text.drop(while: \.isWhitespace)) }
+        guard !text.isEmpty else { return }
+        let endsSentence = text.last.map { ".?!…。！？".contains($0) } ?? false
+        TerminalOutput.write(endsSentence ? text + "\n" : text)
+        lineIsOpen = !endsSentence
     }
 
     func show(status: StatusLine) {}
@@ -79,7 +88,10 @@ final class TextLinesListenOutput: ListenOutput {
 
     func resize(width: Int, height: Int) {}
 
-    func finish() {}
+    func finish() {
+        if lineIsOpen { TerminalOutput.write("\n") }
+        lineIsOpen = false
+    }
 }
 
 /// `--json`: every result, volatile and final, as one JSON object per line (`ListenResultLine`); notices on
