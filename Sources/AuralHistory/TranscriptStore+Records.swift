@@ -92,8 +92,20 @@ extension TranscriptStore {
 
         /// The results as the engine's segments, with exactly the stored times and text. A result stored from a
         /// `Segment` gets back its engine details (tokens, temperature, scores); one stored from a
-        /// `SpeechTranscriber.Result` has empty tokens and zero scores, and `words` when it had timed words.
-        public var segments: [Segment] { entries.enumerated().map { $1.segment(index: $0) } }
+        /// `SpeechTranscriber.Result` has empty tokens and zero scores, and `words` when it had timed words. A live
+        /// result that is punctuation after the word before it (a session makes a sentence's period final once a
+        /// later decode or a pause confirms it) joins the segment before, so no subtitle or line holds a lone ".".
+        public var segments: [Segment] {
+            var joined: [StoredResult] = []
+            for entry in entries {
+                if entry.continuesTheResultBefore, !joined.isEmpty {
+                    joined[joined.count - 1].append(entry)
+                } else {
+                    joined.append(entry)
+                }
+            }
+            return joined.enumerated().map { $1.segment(index: $0) }
+        }
 
         /// The language (from `locale`), its probability (1 when it was given) and the duration in seconds.
         public var info: TranscriptionInfo {
@@ -148,6 +160,24 @@ struct StoredResult: Sendable {
         }
         let range = CMTimeRange(start: Self.time(start), end: max(Self.time(start), Self.time(end)))
         return SpeechTranscriber.Result(alternatives: [text], range: range, resultsFinalizationTime: range.end)
+    }
+
+    /// Whether this is a live result that goes on with the one before: it starts with punctuation, not a word.
+    var continuesTheResultBefore: Bool {
+        details == nil && text.first.map { ".,!?;:…。，、！？".contains($0) } == true
+    }
+
+    /// Adds `other`'s text and time to this result; punctuation words join the last word.
+    mutating func append(_ other: StoredResult) {
+        text += other.text
+        end = max(end, other.end)
+        for word in other.words {
+            if let last = words.indices.last, word.text.first.map({ ".,!?;:…。，、！？".contains($0) }) == true {
+                words[last].text += word.text
+            } else {
+                words.append(word)
+            }
+        }
     }
 
     /// The result as the engine's segment `index` (from 0) of the session.

@@ -43,6 +43,25 @@ struct TranscriptStoreTests {
         #expect(try store.session(id).resultCount == results.count)
     }
 
+    @Test("a live final of punctuation alone joins the segment before: no subtitle holds a lone period")
+    func punctuationJoinsItsSegment() throws {
+        let history = try TemporaryHistory()
+        let store = try TranscriptStore(url: history.url)
+        let id = try store.beginSession(.init(source: "microphone", locale: Locale(identifier: "en"), model: "tiny.en"))
+        try store.append(Self.result([("We had nothing", 10.0, 11.2), (" before", 11.2, 11.5), (" us", 11.5, 11.8)]), to: id)
+        try store.append(Self.result([(".", 11.8, 11.8)]), to: id)
+        try store.append(Self.result([(" We", 12.4, 12.6), (" were", 12.6, 12.8)]), to: id)
+        try store.append(Self.result([(",", 12.8, 12.8), (" all", 12.9, 13.1)]), to: id)
+        let transcript = try store.transcript(id)
+        #expect(transcript.results.count == 4)  // as delivered
+        #expect(transcript.segments.map(\.text) == ["We had nothing before us.", " We were, all"])
+        #expect(transcript.segments.map(\.end) == [11.8, 13.1])
+        #expect(transcript.segments.first?.words?.map(\.word) == ["We had nothing", " before", " us."])
+        #expect(transcript.text == "We had nothing before us. We were, all")
+        let srt = TranscriptFormat.srt.writer.render(segments: transcript.segments, info: transcript.info)
+        #expect(srt.components(separatedBy: "\n\n").filter { !$0.isEmpty }.count == 2, "\(srt)")
+    }
+
     @Test("a file transcription's segments come back equal, so every writer renders the same file", .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]))
     func segmentsRoundTrip() async throws {
         let history = try TemporaryHistory()

@@ -165,18 +165,9 @@ enum HistoryCommand {
             if let locale = session.locale { lines.append("Language:  \(locale.identifier)") }
             if let model = session.model { lines.append("Model:     \(model)") }
             lines.append("")
-            // A result that starts with punctuation (which a live session makes final after the word it follows)
-            // joins the line before.
-            var shown: [(start: Double, end: Double, text: String)] = []
             for segment in transcript.segments {
-                if let last = shown.last, let first = segment.text.first, ".,!?;:…。，、！？".contains(first) {
-                    shown[shown.count - 1] = (last.start, max(last.end, segment.end), last.text + segment.text)
-                } else {
-                    shown.append((segment.start, segment.end, segment.text.trimmingCharacters(in: .whitespaces)))
-                }
-            }
-            for line in shown {
-                lines.append("[\(clock(line.start, fraction: true)) → \(clock(line.end, fraction: true))] " + line.text)
+                lines.append("[\(clock(segment.start, fraction: true)) → \(clock(segment.end, fraction: true))] "
+                    + segment.text.trimmingCharacters(in: .whitespaces))
             }
             print(lines.joined(separator: "\n"))
             return 0
