@@ -24,8 +24,12 @@ struct LatencyReport {
     var liveWER = 0.0
     var fileWER = 0.0
 
+    /// How long a display must stay to be seen: one frame at 30 frames a second.
+    static let frameSeconds = 1.0 / 30
+
     /// The flicker of the volatile text: words erased from the end of one display to reach the common prefix with the
-    /// next, summed, over the final word count (normalized erasure, Arivazhagan et al. 2020).
+    /// next, summed, over the final word count (normalized erasure, Arivazhagan et al. 2020). Only displays that
+    /// stay for a frame count.
     var normalizedErasure: Double { finalWordCount == 0 ? 0 : Double(erasedWords) / Double(finalWordCount) }
 
     init(displays: [Display], reference: [(word: String, end: Double)], referenceText: String, fileText: String) {
@@ -33,7 +37,10 @@ struct LatencyReport {
         finalWordCount = finals.count
         liveWER = WER.percent(reference: referenceText, hypothesis: finals.joined(separator: " "))
         fileWER = WER.percent(reference: referenceText, hypothesis: fileText)
-        for (previous, next) in zip(displays, displays.dropFirst()) {
+        // A display replaced within a frame (1/30 s) is never seen: a live session yields an update's final and
+        // volatile results back to back, and between them the display holds the final with no volatile words.
+        let seen = zip(displays, displays.dropFirst()).filter { $1.time - $0.time >= Self.frameSeconds }.map(\.0) + displays.suffix(1)
+        for (previous, next) in zip(seen, seen.dropFirst()) {
             let a = previous.all.map(WER.normalize)
             let b = next.all.map(WER.normalize)
             var common = 0

@@ -15,7 +15,7 @@ let usage = """
       --phase SECONDS: the first update after SECONDS of audio, the rest every cadence (where real-time updates fall)
       --aligned MARGIN: commit words the alignment ends MARGIN seconds before the audio's end (default: LocalAgreement-2)
       --show: print each file's live and file text
-      --trace: print every update of a deterministic replay (audio time, new finals, volatile words)
+      --trace: print every update (replay: audio time, new finals, volatile words; real time: each display)
       references: the manifest's text when given, else each file's own offline transcription
     """
 
@@ -163,6 +163,10 @@ func live(_ url: URL) async throws -> ([Display], Double) {
             } else {
                 volatile = result
                 displays.append(Display(time: time, finalText: finals, volatileText: String(result.text.characters)))
+            }
+            if trace, let shown = displays.last {
+                print(String(format: "%7.3f s %@ …%@ | %@", shown.time, result.isFinal ? "final   " : "volatile",
+                    String(shown.finalText.suffix(40)) as NSString, shown.volatileText as NSString))
             }
         }
         return displays
