@@ -36,10 +36,11 @@ struct LiveSessionTests {
         let liveWER = WordErrorRate.percent(reference: reference, hypothesis: live)
         let fileWER = WordErrorRate.percent(reference: reference, hypothesis: file)
         // The goal is 1 point, which the deterministic replay (scripts/live-bench) meets on average over the bundled
-        // recordings (+0.9). In real time the chunks fall where the clock puts them and this one file has come out
-        // 0, 2 and 4 words (of 119) off between runs, so the test holds the live path to 5 points and the benchmark
-        // reports the goal (docs/streaming.md).
-        #expect(liveWER <= fileWER + 5, "live \(liveWER)% vs file \(fileWER)%\nlive: \(live)\nfile: \(file)")
+        // recordings (+0.9). In real time the updates fall where the clock puts them: in ten runs on 2026-12-02 this
+        // file came out with 0 words (of 119) off eight times, 1 and 2 once each (3 at most in nine runs before the
+        // punctuation rule of StreamingTranscription). So the test holds the live path to 3.5 points (4 words) and
+        // the benchmark reports the goal (docs/streaming.md).
+        #expect(liveWER <= fileWER + 3.5, "live \(liveWER)% vs file \(fileWER)%\nlive: \(live)\nfile: \(file)")
         print("measured: live session on the virtual microphone, two_cities.wav: WER \(liveWER)% (file \(fileWER)%): \(live)")
         // No word delivered twice: a repeated final would add words the file transcription does not have.
         #expect(WordErrorRate.words(live).count <= WordErrorRate.words(file).count + 2, "\(live)")
