@@ -215,6 +215,58 @@ struct TokenizerTests {
         }
     }
 
+    /// A folder with `source`'s vocabulary and tokenizer files, removed by the caller.
+    private static func tokenizerFolder(from source: URL) throws -> URL {
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tokenizer-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for file in ["vocabulary.txt", "tokenizer.json"] {
+            try FileManager.default.copyItem(at: source.appendingPathComponent(file), to: folder.appendingPathComponent(file))
+        }
+        return folder
+    }
+
+    @Test("the first load keeps tokenizer.json's tables in a binary copy, and a later load encodes the same from it alone")
+    func binaryCopy() throws {
+        let folder = try Self.tokenizerFolder(from: Fixtures.modelFolder("tiny.en"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent(TokenizerTables.cacheName)
+        let parsed = try Tokenizer(folder: folder)
+        #expect(FileManager.default.fileExists(atPath: copy.path))
+        // Make tokenizer.json unreadable as JSON but keep its size and modification time: only the copy can serve.
+        let json = folder.appendingPathComponent("tokenizer.json")
+        var status = stat()
+        #expect(stat(json.path, &status) == 0)
+        try Data(repeating: UInt8(ascii: "x"), count: Int(status.st_size)).write(to: json)
+        var times = [status.st_atim, status.st_mtim]
+        #expect(utimensat(AT_FDCWD, json.path, &times, 0) == 0)
+        let fromCopy = try Tokenizer(folder: folder)
+        for golden in Golden.encodings where golden.model == "tiny.en" {
+            #expect(parsed.encode(golden.text) == golden.ids)
+            #expect(fromCopy.encode(golden.text) == golden.ids)
+        }
+        // Once tokenizer.json changes (another modification time), the copy no longer counts: the garbage is read.
+        times = [status.st_atim, timespec(tv_sec: status.st_mtim.tv_sec + 1, tv_nsec: 0)]
+        #expect(utimensat(AT_FDCWD, json.path, &times, 0) == 0)
+        #expect(throws: WhisperModelError.self) { try Tokenizer(folder: folder) }
+    }
+
+    @Test("a damaged binary copy is not used: the load parses tokenizer.json and writes the copy again")
+    func damagedCopy() throws {
+        let folder = try Self.tokenizerFolder(from: Fixtures.modelFolder("tiny.en"))
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let copy = folder.appendingPathComponent(TokenizerTables.cacheName)
+        _ = try Tokenizer(folder: folder)
+        let good = try Data(contentsOf: copy)
+        for damage in [Data(good.prefix(good.count / 2)), Data(), { var bytes = good; bytes[bytes.count / 2] ^= 0x55; return bytes }()] {
+            try damage.write(to: copy)
+            let tokenizer = try Tokenizer(folder: folder)
+            for golden in Golden.encodings where golden.model == "tiny.en" {
+                #expect(tokenizer.encode(golden.text) == golden.ids)
+            }
+            #expect(try Data(contentsOf: copy) == good)
+        }
+    }
+
     @Test("names the missing file", arguments: ["vocabulary.txt", "tokenizer.json"])
     func missingFile(name: String) throws {
         let source = Fixtures.modelFolder("tiny.en")

@@ -3,7 +3,8 @@ import Foundation
 /// Whisper's byte-level BPE tokenizer, read from a CTranslate2 model folder.
 ///
 /// Token ids are line numbers of `vocabulary.txt`; the BPE merges and the added (special)
-/// tokens come from `tokenizer.json`. Decoding follows faster-whisper's `Tokenizer.decode`,
+/// tokens come from `tokenizer.json`, or from the binary copy of them that the first load writes beside it
+/// (`TokenizerTables`). Decoding follows faster-whisper's `Tokenizer.decode`,
 /// encoding matches Hugging Face `tokenizers` (`encode(text, add_special_tokens=False)`).
 ///
 /// ```swift
@@ -39,20 +40,10 @@ struct Tokenizer: Sendable {
     private let tokenBytes: [UInt8]
     /// Where each token's bytes start in `tokenBytes`; `vocabularySize + 1` entries.
     private let tokenByteStarts: [Int32]
-    /// The id of the one-byte token for each byte value, the starting symbols of BPE.
-    private let byteTokens: [Int32]
-    /// BPE merges keyed by `mergeKey(left, right)`.
-    private let merges: [UInt64: Merge]
+    /// The byte tokens and merges of BPE (`tokenizer.json`, or its binary copy).
+    private let tables: TokenizerTables
     /// The added tokens of `tokenizer.json` ("<|endoftext|>", "<|en|>", …) keyed by their first scalar, longest first.
     private let addedTokens: [Unicode.Scalar: [AddedToken]]
-
-    /// One BPE merge: its priority and the token it produces.
-    private struct Merge: Sendable {
-        /// Position in the merges list; lower merges first.
-        var rank: Int32
-        /// Id of the merged token.
-        var id: Int32
-    }
 
     /// A token that `tokenizer.json` matches in raw text before pre-tokenization.
     private struct AddedToken: Sendable {
@@ -69,11 +60,10 @@ struct Tokenizer: Sendable {
     init(folder: URL) throws {
         let vocabularyURL = folder.appendingPathComponent("vocabulary.txt")
         let tokens = try Self.readVocabulary(vocabularyURL)
-        let ids = Dictionary(tokens.enumerated().map { ($1, $0) }, uniquingKeysWith: { first, _ in first })
 
         func special(_ names: String...) throws -> Int {
             for name in names {
-                if let id = ids[name] { return id }
+                if let id = tokens.firstIndex(of: name) { return id }
             }
             throw WhisperModelError.corruptModel(
                 path: vocabularyURL.path, reason: "The vocabulary has no \(names.joined(separator: " or ")) token.")
@@ -111,36 +101,9 @@ struct Tokenizer: Sendable {
         tokenBytes = bytes
         tokenByteStarts = starts
 
-        var byteTokens: [Int32] = []
-        for scalar in Self.byteTable {
-            guard let id = ids[String(scalar)] else {
-                throw WhisperModelError.corruptModel(
-                    path: vocabularyURL.path, reason: "The vocabulary has no token for byte character \"\(scalar)\".")
-            }
-            byteTokens.append(Int32(id))
-        }
-        self.byteTokens = byteTokens
-
-        let tokenizerURL = folder.appendingPathComponent("tokenizer.json")
-        let file = try Self.readTokenizerFile(tokenizerURL)
-        var merges: [UInt64: Merge] = [:]
-        merges.reserveCapacity(file.model.merges.count)
-        for (rank, merge) in file.model.merges.enumerated() {
-            guard let left = ids[merge.left], let right = ids[merge.right], let merged = ids[merge.left + merge.right]
-            else {
-                throw WhisperModelError.corruptModel(
-                    path: tokenizerURL.path,
-                    reason: "Merge \(rank) (\"\(merge.left) \(merge.right)\") uses a token missing from vocabulary.txt.")
-            }
-            let key = Self.mergeKey(Int32(left), Int32(right))
-            if merges[key] == nil {
-                merges[key] = Merge(rank: Int32(rank), id: Int32(merged))
-            }
-        }
-        self.merges = merges
-
+        tables = try TokenizerTables.load(folder: folder, tokens: tokens)
         var added: [Unicode.Scalar: [AddedToken]] = [:]
-        for token in file.addedTokens ?? [] {
+        for token in tables.addedTokens {
             let scalars = Array(token.content.unicodeScalars)
             guard let first = scalars.first else { continue }
             added[first, default: []].append(AddedToken(scalars: scalars, id: token.id))
@@ -323,12 +286,12 @@ struct Tokenizer: Sendable {
     /// Every pass merges all left-to-right occurrences of the best pair, which gives the same
     /// tokens as merging them one by one.
     private func bytePairEncode(_ bytes: [UInt8], into ids: inout [Int]) {
-        var symbols = bytes.map { byteTokens[Int($0)] }
+        var symbols = bytes.map { tables.byteTokens[Int($0)] }
         while symbols.count > 1 {
-            var best: Merge?
+            var best: TokenizerTables.Merge?
             var bestIndex = 0
             for index in 0..<(symbols.count - 1) {
-                if let merge = merges[Self.mergeKey(symbols[index], symbols[index + 1])],
+                if let merge = tables.merge(Self.mergeKey(symbols[index], symbols[index + 1])),
                    merge.rank < best?.rank ?? .max {
                     best = merge
                     bestIndex = index
@@ -354,7 +317,7 @@ struct Tokenizer: Sendable {
     }
 
     /// The dictionary key of the pair (`left`, `right`).
-    private static func mergeKey(_ left: Int32, _ right: Int32) -> UInt64 {
+    static func mergeKey(_ left: Int32, _ right: Int32) -> UInt64 {
         UInt64(UInt32(bitPattern: left)) << 32 | UInt64(UInt32(bitPattern: right))
     }
 
@@ -426,7 +389,7 @@ struct Tokenizer: Sendable {
     ///
     /// Printable bytes 33–126, 161–172 and 174–255 stand for themselves; the other 68 bytes,
     /// in increasing order, get U+0100, U+0101, ….
-    private static let byteTable: [Unicode.Scalar] = {
+    static let byteTable: [Unicode.Scalar] = {
         var next: UInt32 = 0x100
         return (0...255).map { (byte: UInt32) -> Unicode.Scalar in
             if (33...126).contains(byte) || (161...172).contains(byte) || (174...255).contains(byte) {
@@ -461,79 +424,8 @@ struct Tokenizer: Sendable {
         return lines.map { String(decoding: $0, as: UTF8.self) }
     }
 
-    /// The parts of `tokenizer.json` the tokenizer uses.
-    private struct TokenizerFile: Decodable {
-        /// The `model` object.
-        struct Model: Decodable {
-            /// The BPE merges in rank order.
-            var merges: [MergeRule]
-
-            enum CodingKeys: String, CodingKey {
-                case merges
-            }
-
-            /// Reads the merges as a list of strings first, the form of Whisper's files, and as a list of pairs
-            /// otherwise. Decoding each element on its own as either form made reading the file 0.10–0.11 s, the
-            /// largest part of the tokenizer's load; this is 0.06–0.10 s (this machine, 11 loads each).
-            init(from decoder: any Decoder) throws {
-                let container = try decoder.container(keyedBy: CodingKeys.self)
-                func rule(_ rank: Int, _ parts: [String]) throws -> MergeRule {
-                    guard parts.count == 2 else {
-                        throw DecodingError.dataCorruptedError(
-                            forKey: .merges, in: container, debugDescription: "Merge \(rank) has \(parts.count) parts, not two.")
-                    }
-                    return MergeRule(left: parts[0], right: parts[1])
-                }
-                if let texts = try? container.decode([String].self, forKey: .merges) {
-                    merges = try texts.enumerated().map { rank, text in
-                        try rule(rank, text.split(separator: " ", omittingEmptySubsequences: false).map(String.init))
-                    }
-                } else {
-                    merges = try container.decode([[String]].self, forKey: .merges).enumerated().map(rule)
-                }
-            }
-        }
-
-        /// One entry of `added_tokens`.
-        struct Added: Decodable {
-            /// The token's id.
-            var id: Int
-            /// The token's text.
-            var content: String
-        }
-
-        /// The BPE model.
-        var model: Model
-        /// Tokens matched in raw text before pre-tokenization.
-        var addedTokens: [Added]?
-
-        /// JSON keys.
-        enum CodingKeys: String, CodingKey {
-            case model
-            case addedTokens = "added_tokens"
-        }
-    }
-
-    /// A merge: the left and right token texts, written as "a b" or as ["a", "b"] in the file.
-    private struct MergeRule {
-        /// The left token.
-        var left: String
-        /// The right token.
-        var right: String
-    }
-
-    /// Reads and decodes `tokenizer.json`.
-    private static func readTokenizerFile(_ url: URL) throws -> TokenizerFile {
-        let data = try readFile(url)
-        do {
-            return try JSONDecoder().decode(TokenizerFile.self, from: data)
-        } catch {
-            throw WhisperModelError.corruptModel(path: url.path, reason: "tokenizer.json is not a BPE tokenizer: \(error)")
-        }
-    }
-
     /// The contents of `url`, with a `WhisperModelError` when it is missing or unreadable.
-    private static func readFile(_ url: URL) throws -> Data {
+    static func readFile(_ url: URL) throws -> Data {
         guard FileManager.default.fileExists(atPath: url.path) else {
             throw WhisperModelError.missingFile(path: url.path)
         }
