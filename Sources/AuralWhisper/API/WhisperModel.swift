@@ -65,7 +65,8 @@ public final class WhisperModel: Sendable {
             throw WhisperModelError.missingFile(path: folder.path)
         }
         let config = try ModelConfig(url: folder.appendingPathComponent("config.json"))
-        // The tokenizer (mostly parsing tokenizer.json) loads on a thread of its own while the weights load here.
+        // The tokenizer (mostly reading vocabulary.txt, and tokenizer.json on a first load) loads on a thread of its
+        // own while the weights load here.
         let tokenizerLoad = BackgroundLoad { try Tokenizer(folder: folder) }
         let file = try ModelFile(url: folder.appendingPathComponent("model.bin"))
         guard file.specName == "WhisperSpec" else {
