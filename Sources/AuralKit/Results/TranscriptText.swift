@@ -81,3 +81,13 @@ enum Etiquette {
         return result
     }
 }
+
+/// The punctuation Whisper writes at the end of a word, for the package's modules that handle it on its own: a live
+/// session makes a sentence's period final after its word once a later decode or a pause confirms it.
+package enum WordPunctuation {
+    /// Sentence and clause marks: ". , ! ? ; : …" and their CJK forms.
+    package static func isMark(_ character: Character) -> Bool { ".,!?;:…。，、！？".contains(character) }
+
+    /// The marks that end a sentence: ". ! ? …" and their CJK forms.
+    package static func endsSentence(_ character: Character) -> Bool { ".!?…。！？".contains(character) }
+}

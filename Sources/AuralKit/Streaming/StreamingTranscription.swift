@@ -295,7 +295,7 @@ final class StreamingTranscription {
     /// `word` without the punctuation that ends it, and that punctuation as a word of its own at the word's end;
     /// nil when nothing ends it or it is all punctuation.
     static func splitTrailingPunctuation(_ word: TimedWord) -> (word: TimedWord, punctuation: TimedWord)? {
-        let marks = word.text.reversed().prefix { isPunctuation($0) }.count
+        let marks = word.text.reversed().prefix(while: WordPunctuation.isMark).count
         guard marks > 0, word.text.dropLast(marks).contains(where: { $0.isLetter || $0.isNumber }) else { return nil }
         var bare = word
         bare.text = String(word.text.dropLast(marks))
@@ -305,12 +305,7 @@ final class StreamingTranscription {
 
     /// The leading run of `words` that is punctuation only.
     static func punctuationOnly(_ words: [TimedWord]) -> [TimedWord] {
-        Array(words.prefix { word in !word.text.isEmpty && word.text.allSatisfy(isPunctuation) })
-    }
-
-    /// Sentence and clause punctuation that Whisper attaches to a word's end.
-    private static func isPunctuation(_ character: Character) -> Bool {
-        ".,!?;:…。，、！？".contains(character)
+        Array(words.prefix { word in !word.text.isEmpty && word.text.allSatisfy(WordPunctuation.isMark) })
     }
 
     // MARK: - Committing

@@ -75,7 +75,7 @@ final class TextLinesListenOutput: ListenOutput {
         var text = String(result.text.characters)
         if !lineIsOpen { text = String(text.drop(while: \.isWhitespace)) }
         guard !text.isEmpty else { return }
-        let endsSentence = text.last.map { ".?!…。！？".contains($0) } ?? false
+        let endsSentence = text.last.map(WordPunctuation.endsSentence) ?? false
         TerminalOutput.write(endsSentence ? text + "\n" : text)
         lineIsOpen = !endsSentence
     }
