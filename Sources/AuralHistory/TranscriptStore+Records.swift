@@ -164,7 +164,7 @@ struct StoredResult: Sendable {
 
     /// Whether this is a live result that goes on with the one before: it starts with punctuation, not a word.
     var continuesTheResultBefore: Bool {
-        details == nil && text.first.map(WordPunctuation.isMark) == true
+        details == nil && WordPunctuation.startsWithMark(text)
     }
 
     /// Adds `other`'s text and time to this result; punctuation words join the last word.
@@ -172,7 +172,7 @@ struct StoredResult: Sendable {
         text += other.text
         end = max(end, other.end)
         for word in other.words {
-            if let last = words.indices.last, word.text.first.map(WordPunctuation.isMark) == true {
+            if let last = words.indices.last, WordPunctuation.startsWithMark(word.text) {
                 words[last].text += word.text
             } else {
                 words.append(word)

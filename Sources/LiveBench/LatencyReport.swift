@@ -5,10 +5,22 @@ import Foundation
 struct Display {
     /// Seconds of audio (from the recording's start) at which the display appeared.
     var time: Double
-    var finalText: String
-    var volatileText: String
-    var finalWords: [String] { Self.words(finalText) }
-    var all: [String] { Self.words(finalText + volatileText) }
+    /// The final text as delivered.
+    let finalText: String
+    /// The volatile text after it.
+    let volatileText: String
+    /// The final text's words.
+    let finalWords: [String]
+    /// The words of the final text followed by the volatile text.
+    let all: [String]
+
+    init(time: Double, finalText: String, volatileText: String) {
+        self.time = time
+        self.finalText = finalText
+        self.volatileText = volatileText
+        finalWords = Self.words(finalText)
+        all = Self.words(finalText + volatileText)
+    }
 
     private static func words(_ text: String) -> [String] { text.split(whereSeparator: \.isWhitespace).map(String.init) }
 }

@@ -88,6 +88,9 @@ package enum WordPunctuation {
     /// Sentence and clause marks: ". , ! ? ; : …" and their CJK forms.
     package static func isMark(_ character: Character) -> Bool { ".,!?;:…。，、！？".contains(character) }
 
+    /// Whether `text` starts with a mark: punctuation that goes on the word before it.
+    package static func startsWithMark(_ text: some StringProtocol) -> Bool { text.first.map(isMark) ?? false }
+
     /// The marks that end a sentence: ". ! ? …" and their CJK forms.
     package static func endsSentence(_ character: Character) -> Bool { ".!?…。！？".contains(character) }
 }

@@ -305,7 +305,12 @@ final class StreamingTranscription {
 
     /// The leading run of `words` that is punctuation only.
     static func punctuationOnly(_ words: [TimedWord]) -> [TimedWord] {
-        Array(words.prefix { word in !word.text.isEmpty && word.text.allSatisfy(WordPunctuation.isMark) })
+        Array(words.prefix(while: isPunctuation))
+    }
+
+    /// Whether `word` is punctuation alone (no space, no letter): what a decode adds after a committed word.
+    private static func isPunctuation(_ word: TimedWord) -> Bool {
+        !word.text.isEmpty && word.text.allSatisfy(WordPunctuation.isMark)
     }
 
     // MARK: - Committing
@@ -325,9 +330,10 @@ final class StreamingTranscription {
     }
 
     /// Whether a word at a decode's end is below `trailingWordMinimumConfidence`, or placeless (with less than
-    /// `placelessWordSeconds`) and below `placelessWordMinimumConfidence`. Punctuation on its own (what a decode adds after a committed word) is never unlikely: it is no invented word.
+    /// `placelessWordSeconds`) and below `placelessWordMinimumConfidence`. Punctuation on its own (what a decode
+    /// adds after a committed word) is never unlikely: it is no invented word.
     private func isUnlikelyAtEnd(_ word: TimedWord) -> Bool {
-        if !Self.punctuationOnly([word]).isEmpty { return false }
+        if Self.isPunctuation(word) { return false }
         let placeless = word.end - word.start < configuration.placelessWordSeconds
         return word.confidence < (placeless ? configuration.placelessWordMinimumConfidence : configuration.trailingWordMinimumConfidence)
     }

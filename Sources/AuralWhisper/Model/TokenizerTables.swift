@@ -47,7 +47,8 @@ struct TokenizerTables: Sendable {
         let tokenizerURL = folder.appendingPathComponent("tokenizer.json")
         let cacheURL = folder.appendingPathComponent(cacheName)
         let fingerprint = Fingerprint(vocabulary: vocabularyURL, tokenizer: tokenizerURL)
-        if let fingerprint, let data = try? Data(contentsOf: cacheURL), let tables = TokenizerTables(data: data, fingerprint: fingerprint) {
+        if let fingerprint, let data = try? Data(contentsOf: cacheURL),
+           let tables = TokenizerTables(data: data, fingerprint: fingerprint, vocabularySize: tokens.count) {
             return tables
         }
         let tables = try TokenizerTables(parsing: tokenizerURL, vocabulary: vocabularyURL, tokens: tokens)
@@ -95,7 +96,7 @@ struct TokenizerTables: Sendable {
     // MARK: - The binary copy
 
     /// What the copy was made from: the sizes and modification times (ns) of `vocabulary.txt` and `tokenizer.json`.
-    struct Fingerprint: Equatable {
+    struct Fingerprint {
         var values: [Int64]
 
         /// Nil when either file cannot be examined.
@@ -135,14 +136,15 @@ struct TokenizerTables: Sendable {
         return out
     }
 
-    /// Reads a copy; nil unless it is whole, of this version, made from files with `fingerprint`.
-    private init?(data: Data, fingerprint: Fingerprint) {
+    /// Reads a copy; nil unless it is whole, of this version, made from files with `fingerprint`, and every id in it
+    /// is one of the vocabulary's `vocabularySize` tokens.
+    private init?(data: Data, fingerprint: Fingerprint, vocabularySize: Int) {
         let bytes = [UInt8](data)
         guard bytes.count > Self.magic.count + 8, bytes.starts(with: Self.magic) else { return nil }
-        let body = bytes[..<(bytes.count - 8)]
-        var reader = Reader(bytes: bytes, position: bytes.count - 8)
-        guard let stored: UInt64 = reader.read(), stored == Self.checksum(body) else { return nil }
-        reader = Reader(bytes: Array(body), position: Self.magic.count)
+        let bodyEnd = bytes.count - 8
+        var trailer = Reader(bytes: bytes, position: bodyEnd, end: bytes.count)
+        guard let stored: UInt64 = trailer.read(), stored == Self.checksum(bytes[..<bodyEnd]) else { return nil }
+        var reader = Reader(bytes: bytes, position: Self.magic.count, end: bodyEnd)
         var values: [Int64] = []
         for _ in fingerprint.values {
             guard let value: Int64 = reader.read() else { return nil }
@@ -174,7 +176,10 @@ struct TokenizerTables: Sendable {
             else { return nil }
             added.append((Int(id), String(decoding: text, as: UTF8.self)))
         }
-        guard reader.position == body.count, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }) else { return nil }
+        let known = 0..<Int32(vocabularySize)
+        guard reader.position == bodyEnd, zip(keys, keys.dropFirst()).allSatisfy({ $0 < $1 }),
+              byteTokens.allSatisfy(known.contains), merges.allSatisfy({ known.contains($0.id) })
+        else { return nil }
         self.byteTokens = byteTokens
         mergeKeys = keys
         self.merges = merges
@@ -190,14 +195,15 @@ struct TokenizerTables: Sendable {
         return hash
     }
 
-    /// Little-endian reading from a byte array.
+    /// Little-endian reading from a byte array, up to `end`.
     private struct Reader {
         let bytes: [UInt8]
         var position: Int
+        let end: Int
 
         mutating func read<T: FixedWidthInteger>() -> T? {
             let size = MemoryLayout<T>.size
-            guard position + size <= bytes.count else { return nil }
+            guard position + size <= end else { return nil }
             var value: T = 0
             for index in 0..<size { value |= T(truncatingIfNeeded: bytes[position + index]) << (8 * index) }
             position += size
@@ -205,7 +211,7 @@ struct TokenizerTables: Sendable {
         }
 
         mutating func bytes(_ count: Int) -> ArraySlice<UInt8>? {
-            guard count >= 0, position + count <= bytes.count else { return nil }
+            guard count >= 0, position + count <= end else { return nil }
             defer { position += count }
             return bytes[position..<(position + count)]
         }
