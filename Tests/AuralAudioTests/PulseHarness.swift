@@ -32,8 +32,8 @@ enum PulseHarness {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.runWithDefaultSignals()
-        let deadline = Date() + timeout
-        while process.isRunning && Date() < deadline { usleep(2_000) }
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while process.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
         if process.isRunning {
             process.terminate()
             throw HarnessError("\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
@@ -109,9 +109,9 @@ enum PulseHarness {
 
     /// Waits for a process to exit, at most `timeout` seconds; false on timeout.
     static func wait(for process: Process, timeout: TimeInterval) async -> Bool {
-        let deadline = Date() + timeout
+        let deadline = ContinuousClock.now + .seconds(timeout)
         while process.isRunning {
-            if Date() > deadline { return false }
+            if ContinuousClock.now > deadline { return false }
             try? await Task.sleep(for: .milliseconds(10))
         }
         return true
@@ -119,9 +119,9 @@ enum PulseHarness {
 
     /// Polls `condition` every 5 ms for at most `timeout` seconds.
     static func eventually(timeout: TimeInterval, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = Date() + timeout
+        let deadline = ContinuousClock.now + .seconds(timeout)
         while try !condition() {
-            if Date() > deadline { return false }
+            if ContinuousClock.now > deadline { return false }
             try? await Task.sleep(for: .milliseconds(5))
         }
         return true

@@ -133,8 +133,8 @@ struct HistoryCommandTests {
             try process.runWithDefaultSignals()
             let url = URL(fileURLWithPath: history)
             var seen = 0
-            let deadline = Date().addingTimeInterval(180)
-            while seen < 3, Date() < deadline, process.isRunning {
+            let deadline = ContinuousClock.now + .seconds(180)
+            while seen < 3, ContinuousClock.now < deadline, process.isRunning {
                 Thread.sleep(forTimeInterval: 0.05)
                 guard FileManager.default.fileExists(atPath: url.path) else { continue }
                 seen = (try? TranscriptStore(url: url).sessions().first?.resultCount) ?? 0

@@ -93,8 +93,8 @@ struct ModelsCommandTests {
         let pid = process.processIdentifier
         let path = partial.path
         let watcher = Thread {
-            let deadline = Date().addingTimeInterval(300)  // generous: starting takes a while on a loaded machine
-            while Date() < deadline {
+            let deadline = ContinuousClock.now + .seconds(300)  // generous: starting takes a while on a loaded machine
+            while ContinuousClock.now < deadline {
                 let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
                 if size >= 4_000_000 {
                     kill(pid, SIGKILL)

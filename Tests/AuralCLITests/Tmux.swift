@@ -54,8 +54,8 @@ final class Tmux {
 
     /// Polls the screen until `condition` holds; returns that screen, or nil after `timeout` seconds.
     func waitForScreen(timeout: Double, escapes: Bool = false, _ condition: (String) -> Bool) async throws -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
             let screen = try capture(escapes: escapes)
             if condition(screen) { return screen }
             try await Task.sleep(for: .milliseconds(200))
@@ -66,8 +66,8 @@ final class Tmux {
     /// The command's exit status once it has ended (128 + the signal when a signal ended it), or nil when it still
     /// runs after `timeout` seconds.
     func waitForExit(timeout: Double) async throws -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
+        let deadline = ContinuousClock.now + .seconds(timeout)
+        while ContinuousClock.now < deadline {
             if let text = try? String(contentsOf: statusFile, encoding: .utf8), text.hasSuffix("\n"),
                let status = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
                 return status

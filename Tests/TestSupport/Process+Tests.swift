@@ -24,8 +24,8 @@ extension Process {
     /// `grace` seconds and then reaps the child itself.
     @discardableResult
     public func waitForExit(grace: TimeInterval = 10) -> Int32 {
-        let deadline = Date().addingTimeInterval(grace)
-        while isRunning && Date() < deadline { usleep(5_000) }
+        let deadline = ContinuousClock.now + .seconds(grace)
+        while isRunning && ContinuousClock.now < deadline { usleep(5_000) }
         if isRunning {
             var status: Int32 = 0
             var result: Int32
