@@ -2,7 +2,7 @@
 SWIFT ?= swift
 TEST_BUILD := .build/test
 
-.PHONY: setup demo test test-pipewire pipewire-phases bench
+.PHONY: setup demo test test-live test-pipewire pipewire-phases bench
 
 setup:
 	scripts/setup
@@ -27,6 +27,15 @@ test: setup
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --skip LiveMicrophone
 	scripts/consumer-check
+	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter LiveMicrophone
+	$(MAKE) --no-print-directory pipewire-phases
+
+# The live-audio suites alone, on both servers: the audio layer's and the live microphone's against a private
+# PulseAudio (each on a fresh daemon), then against a private PipeWire. To repeat them:
+# `for i in $(seq 10); do make test-live || break; done`.
+test-live: setup
+	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
+	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter PulseAudioTests
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter LiveMicrophone
 	$(MAKE) --no-print-directory pipewire-phases
 
