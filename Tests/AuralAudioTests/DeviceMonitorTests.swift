@@ -1,6 +1,7 @@
 @testable import AuralAudio
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 
 /// Collects what a `DeviceMonitor` publishes, with arrival times (consumed on `ConsumerThread`).
@@ -32,7 +33,7 @@ final class InputEvents: Sendable {
         -> (info: AudioInputInfo, arrived: Date)?
     {
         var found: (info: AudioInputInfo, arrived: Date)?
-        _ = await PulseHarness.eventually(timeout: timeout) {
+        _ = await Poll.until(timeout: timeout) {
             found = all.dropFirst(after).first { match($0.info) }
             return found != nil
         }
@@ -54,7 +55,7 @@ extension PulseAudioTests {
             #expect(first.info.channelCount == 1)
             #expect(first.info.nominalSampleRate == 16_000)
             monitor.stop()
-            #expect(await PulseHarness.eventually(timeout: 2) { events.isFinished })
+            #expect(await Poll.until(timeout: 2) { events.isFinished })
             #expect(events.error == nil)
         }
 
@@ -171,7 +172,7 @@ extension PulseAudioTests {
             try #require(await events.next(after: 0, timeout: 5) != nil)
             PulseHarness.kill(daemon.process)
             #expect(await recording.waitForEnd(timeout: 3), "the capture hung after the server stopped")
-            #expect(await PulseHarness.eventually(timeout: 3) { events.isFinished }, "the monitor hung after the server stopped")
+            #expect(await Poll.until(timeout: 3) { events.isFinished }, "the monitor hung after the server stopped")
             guard case .connectionLost? = recording.error as? AudioDeviceError else {
                 Issue.record("expected connectionLost, got \(String(describing: recording.error))")
                 return
@@ -192,7 +193,7 @@ extension PulseAudioTests {
             let player = try PulseHarness.play(Fixtures.audio("beckett.wav"), device: "mic_feed")
             defer { PulseHarness.kill(player) }
             var list = try AudioDevices.list()
-            _ = try await PulseHarness.eventually(timeout: 3) {
+            _ = try await Poll.until(timeout: 3) {
                 list = try AudioDevices.list()
                 return list.applications.contains { $0.processID == Int(player.processIdentifier) }
             }

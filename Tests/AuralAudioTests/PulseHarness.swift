@@ -32,9 +32,7 @@ enum PulseHarness {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.runWithDefaultSignals()
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while process.isRunning && ContinuousClock.now < deadline { usleep(2_000) }
-        if process.isRunning {
+        if !Poll.blockingUntil(timeout: timeout, every: .milliseconds(2), { !process.isRunning }) {
             process.terminate()
             throw HarnessError("\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
@@ -109,22 +107,7 @@ enum PulseHarness {
 
     /// Waits for a process to exit, at most `timeout` seconds; false on timeout.
     static func wait(for process: Process, timeout: TimeInterval) async -> Bool {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while process.isRunning {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(10))
-        }
-        return true
-    }
-
-    /// Polls `condition` every 5 ms for at most `timeout` seconds.
-    static func eventually(timeout: TimeInterval, _ condition: () throws -> Bool) async rethrows -> Bool {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while try !condition() {
-            if ContinuousClock.now > deadline { return false }
-            try? await Task.sleep(for: .milliseconds(5))
-        }
-        return true
+        await Poll.until(timeout: timeout, every: .milliseconds(10)) { !process.isRunning }
     }
 
     /// Whether the tests run under `scripts/with-pipewire` (PipeWire through pipewire-pulse) rather than PulseAudio.
@@ -176,7 +159,7 @@ enum PulseHarness {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.runWithDefaultSignals()
-            let ready = await eventually(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
+            let ready = await Poll.until(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
             try #require(ready, "the extra pipewire-pulse did not start")
             try await Task.sleep(for: .milliseconds(50))
             return ("unix:\(socket)", process, directory)
@@ -200,7 +183,7 @@ enum PulseHarness {
         environment["HOME"] = directory.appendingPathComponent("home").path
         process.environment = environment
         try process.runWithDefaultSignals()
-        let ready = await eventually(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
+        let ready = await Poll.until(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
         try #require(ready, "the extra PulseAudio daemon did not start")
         try await Task.sleep(for: .milliseconds(50))
         return ("unix:\(socket)", process, directory)
@@ -289,13 +272,13 @@ final class Recording: Sendable {
 
     /// Waits until at least `frames` frames have arrived, at most `timeout` seconds.
     func waitForFrames(_ frames: Int, timeout: TimeInterval) async -> Bool {
-        await PulseHarness.eventually(timeout: timeout) { frameCount >= frames || isFinished }
+        await Poll.until(timeout: timeout) { frameCount >= frames || isFinished }
             && frameCount >= frames
     }
 
     /// Waits until the stream finished (normally or with an error), at most `timeout` seconds.
     func waitForEnd(timeout: TimeInterval) async -> Bool {
-        await PulseHarness.eventually(timeout: timeout) { isFinished }
+        await Poll.until(timeout: timeout) { isFinished }
     }
 }
 

@@ -1,5 +1,6 @@
 @testable import AuralAudio
 import Foundation
+import TestSupport
 import Testing
 
 extension PulseAudioTests {
@@ -90,7 +91,7 @@ extension PulseAudioTests {
             #expect(microphone.currentDeviceName == "virt_mic_clocked")
 
             try PulseHarness.pactl("set-default-source", "mic_two")
-            let moved = await PulseHarness.eventually(timeout: 2) { microphone.currentDeviceName == "mic_two" }
+            let moved = await Poll.until(timeout: 2) { microphone.currentDeviceName == "mic_two" }
             #expect(moved, "the stream was not moved to the new default input")
             let framesBeforePlaying = recording.frameCount
             let player = try PulseHarness.play(Fixtures.audio("beckett.wav"), device: "feed_two")

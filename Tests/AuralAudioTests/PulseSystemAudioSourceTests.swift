@@ -1,5 +1,6 @@
 @testable import AuralAudio
 import Foundation
+import TestSupport
 import Testing
 
 extension PulseAudioTests {
@@ -46,7 +47,7 @@ extension PulseAudioTests {
             let target = try PulseHarness.play(Fixtures.audio("beckett.wav"), device: "virt_speaker")
             defer { PulseHarness.kill(target) }
             var application: AudioApplication?
-            let found = try await PulseHarness.eventually(timeout: 3) {
+            let found = try await Poll.until(timeout: 3) {
                 application = try AudioDevices.list().applications.first { $0.processID == Int(target.processIdentifier) }
                 return application != nil
             }
@@ -149,7 +150,7 @@ extension PulseAudioTests {
 
             try PulseHarness.pactl("set-default-sink", "speaker_two")
             let switched = Date()
-            let moved = await PulseHarness.eventually(timeout: 2) { speaker.currentDeviceName == "speaker_two.monitor" }
+            let moved = await Poll.until(timeout: 2) { speaker.currentDeviceName == "speaker_two.monitor" }
             print("default output follow: moved after \(Int(Date().timeIntervalSince(switched) * 1000)) ms")
             try #require(moved, "the capture did not move to the new default output (it records \(speaker.currentDeviceName ?? "nothing"); \(PulseHarness.defaults()))")
             let framesBeforePlaying = recording.frameCount
@@ -168,7 +169,7 @@ extension PulseAudioTests {
             // The new default goes away: the server names another default, and the capture moves there.
             PulseHarness.kill(keeper)
             PulseHarness.unload(module)
-            let movedOn = await PulseHarness.eventually(timeout: 3) {
+            let movedOn = await Poll.until(timeout: 3) {
                 speaker.currentDeviceName != nil && speaker.currentDeviceName != "speaker_two.monitor"
             }
             #expect(movedOn, "the capture did not move on when its default output went away")

@@ -54,27 +54,24 @@ final class Tmux {
 
     /// Polls the screen until `condition` holds; returns that screen, or nil after `timeout` seconds.
     func waitForScreen(timeout: Double, escapes: Bool = false, _ condition: (String) -> Bool) async throws -> String? {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            let screen = try capture(escapes: escapes)
-            if condition(screen) { return screen }
-            try await Task.sleep(for: .milliseconds(200))
+        var screen = ""
+        let shown = try await Poll.until(timeout: timeout, every: .milliseconds(200)) {
+            screen = try capture(escapes: escapes)
+            return condition(screen)
         }
-        return nil
+        return shown ? screen : nil
     }
 
     /// The command's exit status once it has ended (128 + the signal when a signal ended it), or nil when it still
     /// runs after `timeout` seconds.
     func waitForExit(timeout: Double) async throws -> Int32? {
-        let deadline = ContinuousClock.now + .seconds(timeout)
-        while ContinuousClock.now < deadline {
-            if let text = try? String(contentsOf: statusFile, encoding: .utf8), text.hasSuffix("\n"),
-               let status = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines)) {
-                return status
-            }
-            try await Task.sleep(for: .milliseconds(200))
+        var status: Int32?
+        _ = await Poll.until(timeout: timeout, every: .milliseconds(200)) {
+            guard let text = try? String(contentsOf: statusFile, encoding: .utf8), text.hasSuffix("\n") else { return false }
+            status = Int32(text.trimmingCharacters(in: .whitespacesAndNewlines))
+            return status != nil
         }
-        return nil
+        return status
     }
 
     /// Ends the server and the command with it.

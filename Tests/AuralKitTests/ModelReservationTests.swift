@@ -56,10 +56,7 @@ struct ModelReservationTests {
         #expect(again === model, "a session started while it lingers loads nothing")
         await manager.relinquishModel(named: "tiny.en")
         // The unload runs on a timer task; the engine's tests beside this one can delay it well past 300 ms.
-        let deadline = ContinuousClock.now + .seconds(60)
-        while !(await manager.loadedModelNames.isEmpty), ContinuousClock.now < deadline {
-            try await Task.sleep(for: .milliseconds(50))
-        }
+        _ = await Poll.until(timeout: 60, every: .milliseconds(50)) { await manager.loadedModelNames.isEmpty }
         #expect(await manager.loadedModelNames.isEmpty, "the model is unloaded once it has lingered")
 
         _ = try await manager.acquireModel(named: "tiny.en", retention: .processLifetime)

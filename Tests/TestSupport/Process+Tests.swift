@@ -24,9 +24,7 @@ extension Process {
     /// `grace` seconds and then reaps the child itself.
     @discardableResult
     public func waitForExit(grace: TimeInterval = 10) -> Int32 {
-        let deadline = ContinuousClock.now + .seconds(grace)
-        while isRunning && ContinuousClock.now < deadline { usleep(5_000) }
-        if isRunning {
+        if !Poll.blockingUntil(timeout: grace, { !isRunning }) {
             var status: Int32 = 0
             var result: Int32
             repeat { result = waitpid(processIdentifier, &status, 0) } while result == -1 && errno == EINTR
