@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("AudioFileReader")
+@Suite("AudioFileReader", .heavyWork)
 struct AudioFileReaderTests {
     /// The files `scripts/setup` encodes from the recordings, one per container/codec the issue lists.
     static let mediaFiles = [
