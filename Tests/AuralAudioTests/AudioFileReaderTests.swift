@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("AudioFileReader", .heavyWork)
+@Suite("AudioFileReader")
 struct AudioFileReaderTests {
     /// The files `scripts/setup` encodes from the recordings, one per container/codec the issue lists.
     static let mediaFiles = [

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("aural transcribe", .heavyWork)
+@Suite("aural transcribe")
 struct TranscribeCommandTests {
     @Test("prints the transcript of a real recording")
     func transcribesToStandardOutput() throws {

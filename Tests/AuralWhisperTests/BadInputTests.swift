@@ -1,9 +1,8 @@
 import Foundation
-import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("Bad input", .heavyWork)
+@Suite("Bad input")
 struct BadInputTests {
     /// A copy of the tiny.en folder in a temporary directory, for breaking.
     static func copyOfTinyModel() throws -> URL {

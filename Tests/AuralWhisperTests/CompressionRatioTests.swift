@@ -1,4 +1,3 @@
-import TestSupport
 import Testing
 
 @testable import AuralWhisper
@@ -13,7 +12,7 @@ struct RatioCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { text.count > 40 ? "\(text.prefix(40).debugDescription)…" : text.debugDescription }
 }
 
-@Suite("Compression ratio", .heavyWork)
+@Suite("Compression ratio")
 struct CompressionRatioTests {
     @Test(
         "equals Python's zlib ratio exactly",

@@ -1,9 +1,8 @@
 import Foundation
-import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("Encoder", .heavyWork)
+@Suite("Encoder")
 struct EncoderTests {
     @Test("first-window output matches CTranslate2's within 1e-3", arguments: ["tiny.en", "base"])
     func matchesReference(modelName: String) throws {

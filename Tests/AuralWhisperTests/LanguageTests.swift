@@ -1,9 +1,8 @@
 import Foundation
-import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("Languages", .heavyWork)
+@Suite("Languages")
 struct LanguageTests {
     @Test("base detects English on real speech with faster-whisper's probability", arguments: ["beckett", "two_cities"])
     func detectsEnglish(recording: String) throws {

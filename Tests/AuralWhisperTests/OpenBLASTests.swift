@@ -1,9 +1,8 @@
 import Foundation
-import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("OpenBLAS", .heavyWork)
+@Suite("OpenBLAS")
 struct OpenBLASTests {
     @Test("the kernel follows the CPU's level, and a preset OPENBLAS_CORETYPE is left alone")
     func kernelChoice() throws {

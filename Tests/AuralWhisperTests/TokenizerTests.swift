@@ -1,5 +1,4 @@
 import Foundation
-import TestSupport
 import Testing
 
 @testable import AuralWhisper
@@ -89,7 +88,7 @@ struct WordSplitCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(model) \(language)" }
 }
 
-@Suite("Tokenizer", .heavyWork)
+@Suite("Tokenizer")
 struct TokenizerTests {
     @Test(
         "resolves the special tokens by name",

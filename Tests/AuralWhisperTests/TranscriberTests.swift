@@ -1,9 +1,8 @@
 import Foundation
-import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("Transcriber", .heavyWork)
+@Suite("Transcriber")
 struct TranscriberTests {
     static let greedyCases = [
         "tiny.en-beckett-greedy-nowords", "tiny.en-two_cities-greedy-nowords", "tiny.en-endgame_nagg_nell-greedy-nowords",
@@ -85,7 +84,7 @@ struct TranscriberTests {
     }
 }
 
-@Suite("Transcriber with beam search and word timestamps", .heavyWork)
+@Suite("Transcriber with beam search and word timestamps")
 struct BeamAndWordsTests {
     static let cases = [
         "tiny.en-beckett-beam5", "tiny.en-two_cities-beam5", "tiny.en-endgame_nagg_nell-beam5",
