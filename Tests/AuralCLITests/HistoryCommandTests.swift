@@ -133,11 +133,11 @@ struct HistoryCommandTests {
             try process.runWithDefaultSignals()
             let url = URL(fileURLWithPath: history)
             var seen = 0
-            let deadline = ContinuousClock.now + .seconds(180)
-            while seen < 3, ContinuousClock.now < deadline, process.isRunning {
-                Thread.sleep(forTimeInterval: 0.05)
-                guard FileManager.default.fileExists(atPath: url.path) else { continue }
-                seen = (try? TranscriptStore(url: url).sessions().first?.resultCount) ?? 0
+            _ = Poll.blockingUntil(timeout: 180, every: .milliseconds(50)) {
+                if FileManager.default.fileExists(atPath: url.path) {
+                    seen = (try? TranscriptStore(url: url).sessions().first?.resultCount) ?? 0
+                }
+                return seen >= 3 || !process.isRunning
             }
             kill(process.processIdentifier, SIGKILL)
             return (seen, process.waitForExit())

@@ -93,15 +93,11 @@ struct ModelsCommandTests {
         let pid = process.processIdentifier
         let path = partial.path
         let watcher = Thread {
-            let deadline = ContinuousClock.now + .seconds(300)  // generous: starting takes a while on a loaded machine
-            while ContinuousClock.now < deadline {
-                let size = (try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0
-                if size >= 4_000_000 {
-                    kill(pid, SIGKILL)
-                    return
-                }
-                usleep(2_000)
+            // Generous: starting takes a while on a loaded machine.
+            let staged = Poll.blockingUntil(timeout: 300, every: .milliseconds(2)) {
+                ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0) >= 4_000_000
             }
+            if staged { kill(pid, SIGKILL) }
         }
         watcher.start()
         #expect(process.waitForExit(grace: 400) == 128 + SIGKILL, "aural models install was killed mid-download")
