@@ -1,8 +1,9 @@
 import AuralAudio
 import Foundation
+import TestSupport
 import Testing
 
-@Suite("AudioConverter")
+@Suite("AudioConverter", .heavyWork)
 struct AudioConverterTests {
     /// What faster-whisper 1.2.1's `decode_audio` (PyAV 16, libswresample 6.3) returns for a file, as 16-bit
     /// integers (`sample * 32768`): the count, three sums over every sample, and a few samples.

@@ -3,7 +3,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("AudioFileReader")
+@Suite("AudioFileReader", .heavyWork)
 struct AudioFileReaderTests {
     /// The files `scripts/setup` encodes from the recordings, one per container/codec the issue lists.
     static let mediaFiles = [
@@ -206,9 +206,11 @@ struct AudioFileReaderTests {
     }
 }
 
+// On the heavy-work lane: FFmpeg probing damaged files takes up to a second a test, and the leak check 5,000 opens.
+// The time limit, which catches a decoder that hangs, allows for the wait for a lane thread.
 /// Damaged, cut-off, empty and foreign files: each gives a clear `AudioSourceError` or the audio that is
 /// there, never a crash or a hang.
-@Suite("AudioFileReader errors", .timeLimit(.minutes(1)))
+@Suite("AudioFileReader errors", .heavyWork, .timeLimit(.minutes(10)))
 struct AudioFileReaderErrorTests {
     /// Reads every chunk of `url`.
     static func readAll(_ url: URL) throws -> [Float] {

@@ -4,13 +4,13 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Collects what a `DeviceMonitor` publishes, with arrival times (consumed on `ConsumerThread`).
+/// Collects what a `DeviceMonitor` publishes, with arrival times.
 final class InputEvents: Sendable {
     private let events = Mutex<[(info: AudioInputInfo, arrived: Date)]>([])
     private let ending = Mutex<(finished: Bool, error: Error?)>((false, nil))
 
     init(_ stream: AsyncThrowingStream<AudioInputInfo, Error>) {
-        Task(executorPreference: ConsumerThread.shared) { [self] in
+        Task { [self] in
             do {
                 for try await info in stream {
                     let now = Date()
@@ -147,8 +147,10 @@ extension PulseAudioTests {
             }
             kill(daemon.process.processIdentifier, SIGSTOP)
             let started = Date()
-            #expect(throws: AudioDeviceError.noSoundServer(server: daemon.server, reason: "it did not answer within 5 s")) {
-                try AudioDevices.list(server: daemon.server)
+            // The blocking variant, on a thread of its own: it holds its caller for the whole timeout.
+            let server = daemon.server
+            await #expect(throws: AudioDeviceError.noSoundServer(server: daemon.server, reason: "it did not answer within 5 s")) {
+                try await offPool { try AudioDevices.list(server: server) }
             }
             let waited = Date().timeIntervalSince(started)
             #expect(waited >= 4.9 && waited < 7)

@@ -195,43 +195,7 @@ struct HarnessError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Runs the tasks that consume the streams under test on a thread of its own.
-///
-/// Swift Testing runs the engine's synchronous tests on the cooperative threads (two here) and they hold them for
-/// seconds, so a consumer task there could wait that long for each buffer: an idle output's first buffer once took
-/// over 15 s to be counted. On this thread, buffers are taken, and timed, as they arrive.
-final class ConsumerThread: TaskExecutor, @unchecked Sendable {
-    static let shared = ConsumerThread()
-
-    private let condition = NSCondition()
-    private var jobs: [UnownedJob] = []
-
-    private init() {
-        let thread = Thread { [unowned self] in self.run() }
-        thread.name = "test stream consumer"
-        thread.start()
-    }
-
-    func enqueue(_ job: consuming ExecutorJob) {
-        let job = UnownedJob(job)
-        condition.lock()
-        jobs.append(job)
-        condition.signal()
-        condition.unlock()
-    }
-
-    private func run() {
-        while true {
-            condition.lock()
-            while jobs.isEmpty { condition.wait() }
-            let job = jobs.removeFirst()
-            condition.unlock()
-            job.runSynchronously(on: asUnownedTaskExecutor())
-        }
-    }
-}
-
-/// Consumes an audio stream in a task (on `ConsumerThread`) and keeps every buffer, with the time each arrived.
+/// Consumes an audio stream in a task and keeps every buffer, with the time each arrived.
 final class Recording: Sendable {
     private struct State {
         var buffers: [AudioBuffer] = []
@@ -244,7 +208,7 @@ final class Recording: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     init(_ stream: AsyncThrowingStream<AudioBuffer, Error>) {
-        let task = Task(executorPreference: ConsumerThread.shared) { [self] in
+        let task = Task { [self] in
             do {
                 for try await buffer in stream {
                     state.withLock {
@@ -337,8 +301,13 @@ enum Correlation {
         var windows: Int
     }
 
-    /// Aligns `captured` with `reference` (both at `rate`), first on 16× block means, then sample by sample.
-    static func align(_ captured: [Float], with reference: [Float], rate: Int, minimumOverlap: Int) -> Alignment {
+    /// Aligns `captured` with `reference` (both at `rate`), first on 16× block means, then sample by sample; seconds
+    /// of arithmetic on a long recording, so it runs off the cooperative pool.
+    static func align(_ captured: [Float], with reference: [Float], rate: Int, minimumOverlap: Int) async throws -> Alignment {
+        try await offPool { alignHere(captured, with: reference, rate: rate, minimumOverlap: minimumOverlap) }
+    }
+
+    private static func alignHere(_ captured: [Float], with reference: [Float], rate: Int, minimumOverlap: Int) -> Alignment {
         let factor = 16
         func decimate(_ x: [Float]) -> [Float] {
             var out: [Float] = []

@@ -37,7 +37,7 @@ extension PulseAudioTests {
             source.stop()
             try #require(await recording.waitForEnd(timeout: 3), "the stream did not finish after stop()")
             #expect(recording.error == nil)
-            let alignment = Correlation.align(
+            let alignment = try await Correlation.align(
                 recording.samples, with: reference.samples, rate: 16_000, minimumOverlap: reference.samples.count / 2)
             return (alignment, firstBuffer, recording)
         }
@@ -104,7 +104,7 @@ extension PulseAudioTests {
 
             let afterMove = Array(recording.samples[framesBeforePlaying...])
             let reference = try ReferenceWAV.read(Fixtures.audio("beckett.wav")).samples
-            let alignment = Correlation.align(afterMove, with: reference, rate: 16_000, minimumOverlap: reference.count / 2)
+            let alignment = try await Correlation.align(afterMove, with: reference, rate: 16_000, minimumOverlap: reference.count / 2)
             print("default follow: NCC \(alignment.ncc) over \(alignment.overlap) samples, worst window \(alignment.worstWindow)")
             #expect(alignment.ncc >= 0.99)
             #expect(alignment.overlap >= reference.count * 9 / 10)

@@ -64,12 +64,12 @@ extension PulseAudioTests {
             #expect(other.isRunning, "the other application should still be playing")
 
             let captured = recording.samples
-            let own = Correlation.align(captured, with: beckett, rate: 16_000, minimumOverlap: 16_000 * 5)
+            let own = try await Correlation.align(captured, with: beckett, rate: 16_000, minimumOverlap: 16_000 * 5)
             // The other recording, resampled to 16 kHz by the library's converter, only to show it is not there.
             let otherFile = try ReferenceWAV.read(Fixtures.audio("endgame_nagg_nell.wav"))
             let converter = try AudioConverter(inputSampleRate: otherFile.sampleRate, inputChannelCount: 1)
             let otherReference = converter.convert(otherFile.samples) + converter.flush()
-            let foreign = Correlation.align(captured, with: otherReference, rate: 16_000, minimumOverlap: 16_000 * 5)
+            let foreign = try await Correlation.align(captured, with: otherReference, rate: 16_000, minimumOverlap: 16_000 * 5)
             print("one application: NCC with its own recording \(own.ncc) over \(own.overlap) samples (worst window \(own.worstWindow)); with the other application's \(foreign.ncc)")
             #expect(own.ncc >= 0.99)
             #expect(own.worstWindow >= 0.99)
@@ -103,10 +103,10 @@ extension PulseAudioTests {
 
             let captured = recording.samples
             let beckett = try ReferenceWAV.read(Fixtures.audio("beckett.wav")).samples
-            let kept = Correlation.align(captured, with: beckett, rate: 16_000, minimumOverlap: beckett.count / 2)
+            let kept = try await Correlation.align(captured, with: beckett, rate: 16_000, minimumOverlap: beckett.count / 2)
             let otherFile = try ReferenceWAV.read(Fixtures.audio("endgame_nagg_nell.wav"))
             let converter = try AudioConverter(inputSampleRate: otherFile.sampleRate, inputChannelCount: 1)
-            let left = Correlation.align(
+            let left = try await Correlation.align(
                 captured, with: converter.convert(otherFile.samples) + converter.flush(), rate: 16_000, minimumOverlap: 16_000 * 5)
             print("excluding a process: first buffer after \(Int(firstBuffer * 1000)) ms; NCC with the other application's recording \(kept.ncc) (worst window \(kept.worstWindow), overlap \(kept.overlap) of \(beckett.count)); with the excluded one's \(left.ncc)")
             #expect(kept.ncc >= 0.99)
@@ -160,7 +160,7 @@ extension PulseAudioTests {
             #expect(!recording.isFinished, "the stream ended when the default output changed")
             let afterMove = Array(recording.samples[framesBeforePlaying...])
             let reference = try ReferenceWAV.read(Fixtures.audio("beckett.wav")).samples
-            let alignment = Correlation.align(afterMove, with: reference, rate: 16_000, minimumOverlap: reference.count / 2)
+            let alignment = try await Correlation.align(afterMove, with: reference, rate: 16_000, minimumOverlap: reference.count / 2)
             print("default output follow: NCC \(alignment.ncc) over \(alignment.overlap) samples, worst window \(alignment.worstWindow)")
             #expect(alignment.ncc >= 0.99)
             // One 20-ms fragment may fall outside the overlap: the capture runs on while this is measured.

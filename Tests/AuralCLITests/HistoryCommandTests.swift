@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `aural transcribe --save` and `aural history …`, run as a user runs them, on real recordings with tiny.en.
-@Suite("aural history", .requiresFixtures(audio: ["beckett.wav", "two_cities.wav"], models: ["tiny.en"]))
+@Suite("aural history", .heavyWork, .requiresFixtures(audio: ["beckett.wav", "two_cities.wav"], models: ["tiny.en"]))
 struct HistoryCommandTests {
     /// A folder for one test's database, removed afterwards.
     final class Folder {
@@ -122,26 +122,22 @@ struct HistoryCommandTests {
         try #require(sox.status == 0, "\(sox.stderr)")
         let history = folder.history
 
-        // Polled from a thread of its own: other tests block the few cooperative threads while their `aural` runs,
-        // and a poll waiting behind them would only see the database once the transcription was over.
-        let (seen, status) = try await offPool { () throws -> (Int, Int32) in
-            let process = Process()
-            process.executableURL = CLI.executable
-            process.arguments = ["transcribe", long.path, "-m", "tiny.en", "--beam-size", "1", "-q", "--save", "--history", history]
-            process.standardOutput = FileHandle.nullDevice
-            process.standardError = FileHandle.nullDevice
-            try process.runWithDefaultSignals()
-            let url = URL(fileURLWithPath: history)
-            var seen = 0
-            _ = Poll.blockingUntil(timeout: 180, every: .milliseconds(50)) {
-                if FileManager.default.fileExists(atPath: url.path) {
-                    seen = (try? TranscriptStore(url: url).sessions().first?.resultCount) ?? 0
-                }
-                return seen >= 3 || !process.isRunning
+        let process = Process()
+        process.executableURL = CLI.executable
+        process.arguments = ["transcribe", long.path, "-m", "tiny.en", "--beam-size", "1", "-q", "--save", "--history", history]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.runWithDefaultSignals()
+        let url = URL(fileURLWithPath: history)
+        var seen = 0
+        _ = await Poll.until(timeout: 180, every: .milliseconds(50)) {
+            if FileManager.default.fileExists(atPath: url.path) {
+                seen = (try? TranscriptStore(url: url).sessions().first?.resultCount) ?? 0
             }
-            kill(process.processIdentifier, SIGKILL)
-            return (seen, process.waitForExit())
+            return seen >= 3 || !process.isRunning
         }
+        kill(process.processIdentifier, SIGKILL)
+        let status = process.waitForExit()
         try #require(seen >= 3, "no segments were saved before the deadline")
         #expect(status == 128 + SIGKILL, "aural ended before it was killed")
 

@@ -5,7 +5,7 @@ import TestSupport
 import Testing
 
 /// `aural listen` without audio: help, usage errors, and the errors a user meets first.
-@Suite("aural listen")
+@Suite("aural listen", .heavyWork)
 struct ListenCommandTests {
     @Test("--help matches the snapshot")
     func help() throws {

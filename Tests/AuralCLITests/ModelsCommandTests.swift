@@ -7,7 +7,7 @@ extension HubServer {
     var endpointArgument: String { endpoint.absoluteString }
 }
 
-@Suite("aural models", .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]))
+@Suite("aural models", .heavyWork, .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]))
 struct ModelsCommandTests {
     static let tinyEnglishSize: Int64 = 2_317 + 75_537_502 + 2_128_466 + 422_309
 
@@ -21,7 +21,7 @@ struct ModelsCommandTests {
     func installThenTranscribe() async throws {
         let cache = try Self.temporaryCache()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let hub = try HubServer(rate: 30_000_000)
+        let hub = try await HubServer.start(rate: 30_000_000)
         // `script` gives the command a terminal, as a user at a shell has.
         let command = "\(CLI.executable.path) models install tiny.en --endpoint \(hub.endpointArgument)"
         let result = try CLI.run(tool: "/usr/bin/script", ["-qec", command, "/dev/null"], environment: ["AURALKIT_MODELS_DIR": cache.path])
@@ -42,7 +42,7 @@ struct ModelsCommandTests {
     func manage() async throws {
         let cache = try Self.temporaryCache()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let hub = try HubServer()
+        let hub = try await HubServer.start()
         let environment = ["AURALKIT_MODELS_DIR": cache.path]
         let install = try CLI.run(["models", "install", "tiny.en"], environment: environment.merging(["HF_ENDPOINT": hub.endpointArgument]) { $1 })
         #expect(install.status == 0, "\(install.stderr)")
@@ -76,7 +76,7 @@ struct ModelsCommandTests {
     func killedInstall() async throws {
         let cache = try Self.temporaryCache()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let hub = try HubServer(rate: 4_000_000)
+        let hub = try await HubServer.start(rate: 4_000_000)
         let process = Process()
         process.executableURL = CLI.executable
         process.arguments = ["models", "install", "tiny.en", "--endpoint", hub.endpointArgument, "--quiet"]
@@ -88,19 +88,13 @@ struct ModelsCommandTests {
             if process.isRunning { kill(process.processIdentifier, SIGKILL) }
         }
         let partial = cache.appendingPathComponent(".staging/tiny.en/model.bin.partial")
-        // The watcher is a thread of its own: the engine's tests, running beside this one, can keep Swift's
-        // cooperative threads busy for longer than the whole download takes.
-        let pid = process.processIdentifier
-        let path = partial.path
-        let watcher = Thread {
-            // Generous: starting takes a while on a loaded machine.
-            let staged = Poll.blockingUntil(timeout: 300, every: .milliseconds(2)) {
-                ((try? FileManager.default.attributesOfItem(atPath: path)[.size] as? NSNumber)?.int64Value ?? 0) >= 4_000_000
-            }
-            if staged { kill(pid, SIGKILL) }
+        // Generous: starting takes a while on a loaded machine.
+        let staging = await Poll.until(timeout: 300, every: .milliseconds(2)) {
+            let size = (try? FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber)?.int64Value ?? 0
+            return size >= 4_000_000 || !process.isRunning
         }
-        watcher.start()
-        #expect(process.waitForExit(grace: 400) == 128 + SIGKILL, "aural models install was killed mid-download")
+        kill(process.processIdentifier, SIGKILL)
+        #expect(staging && process.waitForExit(grace: 10) == 128 + SIGKILL, "aural models install was killed mid-download")
         let staged = try #require(try FileManager.default.attributesOfItem(atPath: partial.path)[.size] as? NSNumber).int64Value
         let folders = try FileManager.default.contentsOfDirectory(atPath: cache.path).filter { !$0.hasPrefix(".") }
         #expect(folders.isEmpty, "no half model in the cache")
@@ -121,7 +115,7 @@ struct ModelsCommandTests {
     func concurrentProcesses() async throws {
         let cache = try Self.temporaryCache()
         defer { try? FileManager.default.removeItem(at: cache) }
-        let hub = try HubServer(rate: 40_000_000)
+        let hub = try await HubServer.start(rate: 40_000_000)
         let processes = (0..<2).map { _ in
             let process = Process()
             process.executableURL = CLI.executable

@@ -2,7 +2,7 @@ import Foundation
 import TestSupport
 import Testing
 
-@Suite("aural transcribe")
+@Suite("aural transcribe", .heavyWork)
 struct TranscribeCommandTests {
     @Test("prints the transcript of a real recording")
     func transcribesToStandardOutput() throws {

@@ -3,7 +3,7 @@ import TestSupport
 import Testing
 
 /// `aural transcribe --vad` on what users complain Whisper writes text into: silence and noise, and speech in noise.
-@Suite("aural transcribe --vad on noise", .requiresFixtures(audio: ["two_cities.wav"], models: ["tiny.en", "base"]))
+@Suite("aural transcribe --vad on noise", .heavyWork, .requiresFixtures(audio: ["two_cities.wav"], models: ["tiny.en", "base"]))
 struct VoiceActivityFileTests {
     static func temporaryWAV(_ samples: [Float]) throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("aural-vad-\(UUID().uuidString).wav")

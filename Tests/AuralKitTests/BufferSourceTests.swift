@@ -41,18 +41,17 @@ struct BufferSourceTests {
 
     @Test("stop() ends the stream early, the failure is thrown after the last buffer, and start() plays again")
     func stopsAndFails() async throws {
-        // 10 s of audio in real time, stopped from a thread of its own after a quarter of a second (not from the
-        // consumer, which a busy cooperative pool may run late): buffers already made still arrive, but none holds
-        // audio from after the stop.
+        // 10 s of audio in real time, stopped from a task of its own after a quarter of a second: buffers already
+        // made still arrive, but none holds audio from after the stop.
         let live = BufferSource(samples: [Float](repeating: 0, count: 160_000), realTime: true)
         let started = Date()
         let stoppedAt = Mutex<TimeInterval?>(nil)
         let stream = try live.start()
-        Thread {
-            Thread.sleep(forTimeInterval: 0.25)
+        Task {
+            try? await Task.sleep(for: .milliseconds(250))
             stoppedAt.withLock { $0 = Date().timeIntervalSince(started) }
             live.stop()
-        }.start()
+        }
         var buffers: [AudioBuffer] = []
         for try await buffer in stream { buffers.append(buffer) }
         let stop = try #require(stoppedAt.withLock { $0 })

@@ -41,7 +41,7 @@ struct DiskSpaceTests {
     @Test("too little free space is refused before any byte is downloaded")
     func checksFreeSpaceFirst() async throws {
         let disk = try SmallFileSystem(megabytes: 20)
-        let server = try HubServer()
+        let server = try await HubServer.start()
         let manager = ModelManager(cacheDirectory: disk.url, endpoint: server.endpoint)
         do {
             try await manager.install("tiny.en")
@@ -58,7 +58,7 @@ struct DiskSpaceTests {
     func mapsENOSPC() async throws {
         let disk = try SmallFileSystem(megabytes: 40)
         // No sizes in the catalog and no Content-Length from the server: only the write itself can find out.
-        let server = try HubServer(faults: ["nolength:model.bin"])
+        let server = try await HubServer.start(faults: ["nolength:model.bin"])
         let manager = ModelManager(cacheDirectory: disk.url, endpoint: server.endpoint, catalog: ModelManagerTests.unpinnedCatalog)
         do {
             try await manager.install("tiny.en")

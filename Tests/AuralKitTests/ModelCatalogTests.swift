@@ -28,7 +28,7 @@ struct ModelCatalogTests {
         for use in ModelUse.allCases { #expect(catalog.defaultModel(for: use) != nil, "\(use)") }
     }
 
-    @Test("tiny.en and base match the setup's files byte for byte (size and SHA-256)", arguments: ["tiny.en", "base"])
+    @Test("tiny.en and base match the setup's files byte for byte (size and SHA-256)", .heavyWork, arguments: ["tiny.en", "base"])
     func matchesSetup(_ name: String) throws {
         let descriptor = try #require(ModelCatalog.standard.model(named: name))
         let folder = Fixtures.modelsDirectory.appendingPathComponent(name)

@@ -15,7 +15,7 @@ struct ModelManagerTests {
     @Test("installs tiny.en with progress rising monotonically to exactly 1.0, and the model transcribes")
     func installs() async throws {
         let cache = try TemporaryCache()
-        let server = try HubServer(rate: 40_000_000)
+        let server = try await HubServer.start(rate: 40_000_000)
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         let request = try #require(try await manager.installationRequest(for: "tiny.en"))
         #expect(request.progress.totalUnitCount == HubServer.tinyEnglishSize)
@@ -51,7 +51,7 @@ struct ModelManagerTests {
     func resumesDroppedConnection() async throws {
         let cache = try TemporaryCache()
         let dropAt = 20_000_000
-        let server = try HubServer(faults: ["drop:model.bin:\(dropAt)"])
+        let server = try await HubServer.start(faults: ["drop:model.bin:\(dropAt)"])
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         try await manager.install("tiny.en")
         #expect(await manager.isInstalled("tiny.en"))
@@ -78,7 +78,7 @@ struct ModelManagerTests {
     func failures(_ index: Int) async throws {
         let (fault, check) = Self.faults[index]
         let cache = try TemporaryCache()
-        let server = try HubServer(faults: [fault])
+        let server = try await HubServer.start(faults: [fault])
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         do {
             try await manager.install("tiny.en")
@@ -96,13 +96,14 @@ struct ModelManagerTests {
     @Test("a wrong byte is caught by the server's stated SHA-256 when the catalog states none")
     func serverChecksum() async throws {
         let cache = try TemporaryCache()
-        let server = try HubServer(faults: ["corrupt:model.bin:5"])
+        let server = try await HubServer.start(faults: ["corrupt:model.bin:5"])
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint, catalog: Self.unpinnedCatalog)
+        let corrupted = try await offPool { try Self.sha256OfCorrupted(at: 5) }
         await #expect(throws: SpeechModelError.modelDownloadFailed(
             model: "tiny.en",
             cause: .checksumMismatch(
                 file: "model.bin", expected: "1a5afae06a4db91c975c9a9d78be5cc110ee4ea022ad57d55492e4550e936b2a",
-                actual: try Self.sha256OfCorrupted(at: 5)))
+                actual: corrupted))
         ) {
             try await manager.install("tiny.en")
         }
@@ -112,7 +113,7 @@ struct ModelManagerTests {
     @Test("an endpoint with nothing listening gives modelDownloadNoInternet, and nothing lands in the cache")
     func noInternet() async throws {
         let cache = try TemporaryCache()
-        let server = try HubServer()
+        let server = try await HubServer.start()
         server.stop()
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         do {
@@ -127,7 +128,7 @@ struct ModelManagerTests {
     @Test("HF_TOKEN-style tokens are sent as a bearer token; without one a gated repository gives 401")
     func token() async throws {
         let cache = try TemporaryCache()
-        let server = try HubServer(faults: ["token:hf_secret"])
+        let server = try await HubServer.start(faults: ["token:hf_secret"])
         let anonymous = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint, token: "")
         await #expect(throws: SpeechModelError.self) { try await anonymous.install("tiny.en") }
         let authorized = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint, token: "hf_secret")
@@ -140,7 +141,7 @@ struct ModelManagerTests {
     @Test("two concurrent installs of one model make one download")
     func sharedDownload() async throws {
         let cache = try TemporaryCache()
-        let server = try HubServer(rate: 60_000_000)
+        let server = try await HubServer.start(rate: 60_000_000)
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         async let first = manager.install("tiny.en")
         async let second = manager.install("tiny.en")
@@ -157,18 +158,15 @@ struct ModelManagerTests {
     @Test("a cancelled install keeps its staged bytes, and the next install resumes from them")
     func cancelAndResume() async throws {
         let cache = try TemporaryCache()
-        let server = try HubServer(rate: 8_000_000)
+        let server = try await HubServer.start(rate: 8_000_000)
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         let request = try #require(try await manager.installationRequest(for: "tiny.en"))
         let install = Task { try await request.downloadAndInstall() }
-        // Cancel from a thread of its own: the engine's tests beside this one can hold Swift's cooperative threads
-        // for longer than the whole download takes.
         let progress = UncheckedProgress(request.progress)
-        let watcher = Thread {
-            while progress.value.fractionCompleted < 0.3 { usleep(2_000) }
+        Task {
+            _ = await Poll.until(timeout: 300, every: .milliseconds(2)) { progress.value.fractionCompleted >= 0.3 }
             install.cancel()
         }
-        watcher.start()
         await #expect(throws: CancellationError.self) { try await install.value }
         #expect(cache.modelFolders.isEmpty)
         let partial = cache.url.appendingPathComponent(".staging/tiny.en/model.bin.partial")
@@ -187,7 +185,7 @@ struct ModelManagerTests {
     @Test("an installed model makes no network request: install, folder, load and transcribe work with the server gone")
     func offlineOnceInstalled() async throws {
         let cache = try TemporaryCache()
-        let server = try HubServer()
+        let server = try await HubServer.start()
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         try await manager.install("tiny.en")
         let before = try await server.stats().requests.count
@@ -209,7 +207,7 @@ struct ModelManagerTests {
     @Test("remove deletes the model and its staging; an unknown model and a reserved one are refused")
     func remove() async throws {
         let cache = try TemporaryCache()
-        let server = try HubServer()
+        let server = try await HubServer.start()
         let manager = ModelManager(cacheDirectory: cache.url, endpoint: server.endpoint)
         try await manager.install("tiny.en")
         let reservation = try await manager.reserve(locale: Locale(identifier: "en_US"))

@@ -35,8 +35,7 @@ extension Fixtures {
 
     /// The text of a recording transcribed greedily with the model in `folder`.
     static func transcribe(_ name: String, with folder: URL) async throws -> String {
-        let model = try WhisperModel(folder: folder)
-        let samples = try AudioFileLoader.loadMono16k(url: audio(name))
+        let (model, samples) = try await offPool { (try WhisperModel(folder: folder), try AudioFileLoader.loadMono16k(url: audio(name))) }
         var options = DecodingOptions()
         options.beamSize = 1
         var text: [String] = []

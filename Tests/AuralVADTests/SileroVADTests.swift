@@ -4,7 +4,7 @@ import Foundation
 import Testing
 import TestSupport
 
-@Suite("SileroVAD", .requiresVAD)
+@Suite("SileroVAD", .heavyWork, .requiresVAD)
 struct SileroVADTests {
     // Why 1e-4 holds: both sides compute in float32 with the same weights; they differ only in the order of the sums
     // (ONNX Runtime's MLAS against CKernels' 8-lane FMA dot products, up to 387 terms) and in exp, tanh and sqrt
@@ -94,7 +94,7 @@ struct SileroVADTests {
     }
 }
 
-@Suite("SpeechSegmenter", .requiresVAD)
+@Suite("SpeechSegmenter", .heavyWork, .requiresVAD)
 struct SpeechSegmenterTests {
     @Test("its events are the batch segments, chunk by chunk", arguments: VADFixtures.recordings)
     func matchesBatch(recording: String) throws {

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("Bad input")
+@Suite("Bad input", .heavyWork)
 struct BadInputTests {
     /// A copy of the tiny.en folder in a temporary directory, for breaking.
     static func copyOfTinyModel() throws -> URL {

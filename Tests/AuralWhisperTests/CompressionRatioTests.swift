@@ -1,3 +1,4 @@
+import TestSupport
 import Testing
 
 @testable import AuralWhisper
@@ -12,7 +13,7 @@ struct RatioCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { text.count > 40 ? "\(text.prefix(40).debugDescription)…" : text.debugDescription }
 }
 
-@Suite("Compression ratio")
+@Suite("Compression ratio", .heavyWork)
 struct CompressionRatioTests {
     @Test(
         "equals Python's zlib ratio exactly",

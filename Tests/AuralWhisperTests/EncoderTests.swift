@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("Encoder")
+@Suite("Encoder", .heavyWork)
 struct EncoderTests {
     @Test("first-window output matches CTranslate2's within 1e-3", arguments: ["tiny.en", "base"])
     func matchesReference(modelName: String) throws {

@@ -12,7 +12,7 @@ import TestSupport
 /// it holds on any CPU, and a wrong lane, row or offset changes the sum by a whole term. oneDNN is held to equality
 /// only where its product is exact by construction (VNNI's 32-bit accumulation); elsewhere the engine gives it 7-bit
 /// activations, and the test allows the quantization error of that bit.
-@Suite("int8 compute type")
+@Suite("int8 compute type", .heavyWork)
 struct Int8Tests {
     static let levels = KernelTests.levels
 
@@ -166,7 +166,7 @@ struct Int8Tests {
     }
 }
 
-@Suite("int8 model folders")
+@Suite("int8 model folders", .heavyWork)
 struct Int8FolderTests {
     /// The int8 conversions `scripts/setup` makes of tiny.en with CTranslate2's own converter (`scripts/make-int8-model`).
     static let kinds = ["int8", "int8_float16", "int8_float32", "int8_bfloat16"]

@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
@@ -8,7 +9,7 @@ import Testing
 /// |computed − exact| ≤ γₖ·Σ|aᵢbᵢ| with γₖ ≈ k·2⁻²⁴. The tests allow (k + 4)·2⁻²³, twice that plus a few roundings
 /// for alpha, beta and the store, so they cannot fail on a correct kernel and do fail on a wrong lane or row
 /// (which errs by a whole term, far above the bound).
-@Suite("C kernels")
+@Suite("C kernels", .heavyWork)
 struct KernelTests {
     /// The levels this CPU runs (with `AURALKIT_CPU_LEVEL` lowering them, as it does for the engine).
     static let levels = CPUFeatures.Level.allCases.filter { $0 <= CPUFeatures.current.level }
@@ -268,7 +269,7 @@ struct KernelTests {
     #endif
 }
 
-@Suite("CPUFeatures")
+@Suite("CPUFeatures", .heavyWork)
 struct CPUFeaturesTests {
     static let avx512: Set<String> = ["sse2", "avx", "fma", "f16c", "avx2", "avx512f", "avx512bw", "avx512vl", "avx512dq"]
 

@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("Languages")
+@Suite("Languages", .heavyWork)
 struct LanguageTests {
     @Test("base detects English on real speech with faster-whisper's probability", arguments: ["beckett", "two_cities"])
     func detectsEnglish(recording: String) throws {

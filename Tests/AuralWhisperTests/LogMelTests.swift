@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("LogMel")
+@Suite("LogMel", .heavyWork)
 struct LogMelTests {
     /// 0.5·sin(2π·440t) + 0.25·sin(2π·3000t), one second: the signal of the spec's numpy test vectors.
     /// Computed in Double and rounded once, as numpy does (Float phases drift by 1e-3 rad after a second).

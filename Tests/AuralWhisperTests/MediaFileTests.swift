@@ -1,12 +1,13 @@
 import AuralAudio
 import Foundation
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
 /// Each container and codec, decoded by `AudioFileReader` and transcribed by tiny.en (greedy), against
 /// faster-whisper 1.2.1 on the same file (`scripts/make-media-goldens`). Lossy codecs change the audio, so
 /// the text can differ from the WAV original's: each file has its own golden.
-@Suite("Media files")
+@Suite("Media files", .heavyWork)
 struct MediaFileTests {
     static let files = [
         "two_cities.flac", "beckett.mp3", "endgame_nagg_nell.opus", "two_cities.m4a", "beckett.webm",

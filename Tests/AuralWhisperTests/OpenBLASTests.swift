@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("OpenBLAS")
+@Suite("OpenBLAS", .heavyWork)
 struct OpenBLASTests {
     @Test("the kernel follows the CPU's level, and a preset OPENBLAS_CORETYPE is left alone")
     func kernelChoice() throws {

@@ -8,7 +8,7 @@ import TestSupport
 private let vadWeights = SileroVAD.modelURL(inModelsDirectory: Fixtures.modelsDirectory)
 
 @Suite(
-    "SpeechFilter (vadFilter)",
+    "SpeechFilter (vadFilter)", .heavyWork,
     .requiresFixtures(audio: ["beckett.wav"], models: ["tiny.en"]),
     .enabled(if: FileManager.default.fileExists(atPath: vadWeights.path), "needs the Silero VAD weights; scripts/setup installs them"))
 struct SpeechFilterTests {

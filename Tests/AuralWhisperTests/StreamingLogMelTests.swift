@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
@@ -18,7 +19,7 @@ private struct UnevenReader: SampleReading {
     }
 }
 
-@Suite("StreamingLogMel")
+@Suite("StreamingLogMel", .heavyWork)
 struct StreamingLogMelTests {
     @Test("windows read in uneven pieces equal the whole spectrogram's", arguments: [[1, 7_919, 160_000], [480_000], [399, 401]])
     func windowsMatchWholeSpectrogram(pieceSizes: [Int]) throws {

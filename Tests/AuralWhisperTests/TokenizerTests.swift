@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuralWhisper
@@ -88,7 +89,7 @@ struct WordSplitCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { "\(model) \(language)" }
 }
 
-@Suite("Tokenizer")
+@Suite("Tokenizer", .heavyWork)
 struct TokenizerTests {
     @Test(
         "resolves the special tokens by name",

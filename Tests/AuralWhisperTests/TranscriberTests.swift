@@ -1,8 +1,9 @@
 import Foundation
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("Transcriber")
+@Suite("Transcriber", .heavyWork)
 struct TranscriberTests {
     static let greedyCases = [
         "tiny.en-beckett-greedy-nowords", "tiny.en-two_cities-greedy-nowords", "tiny.en-endgame_nagg_nell-greedy-nowords",
@@ -84,7 +85,7 @@ struct TranscriberTests {
     }
 }
 
-@Suite("Transcriber with beam search and word timestamps")
+@Suite("Transcriber with beam search and word timestamps", .heavyWork)
 struct BeamAndWordsTests {
     static let cases = [
         "tiny.en-beckett-beam5", "tiny.en-two_cities-beam5", "tiny.en-endgame_nagg_nell-beam5",

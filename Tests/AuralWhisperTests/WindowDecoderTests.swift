@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 @testable import AuralWhisper
 
-@Suite("WindowDecoder")
+@Suite("WindowDecoder", .heavyWork)
 struct WindowDecoderTests {
     static let options = DecodingOptions(language: "en", temperatures: [0], withoutTimestamps: true)
 

@@ -1,11 +1,12 @@
 import Foundation
+import TestSupport
 import Testing
 
 @testable import AuralWhisper
 
 /// The pure steps of word alignment, with expectations from CTranslate2's rules (`negative_dtw`, `MedianFilter`) and
 /// faster-whisper 1.2.1's own `merge_punctuations`, `add_word_timestamps` and `find_alignment` run in Python.
-@Suite("Word alignment")
+@Suite("Word alignment", .heavyWork)
 struct WordAlignerTests {
     // MARK: - Dynamic time warping
 
@@ -222,7 +223,7 @@ struct WordAlignerTests {
 }
 
 /// Word alignment on real audio with the reference's tokens, against faster-whisper's words.
-@Suite("Word alignment against faster-whisper")
+@Suite("Word alignment against faster-whisper", .heavyWork)
 struct WordAlignerGoldenTests {
     @Test("beckett.wav, tiny.en: the same words, times within 0.02 s, probabilities within 1e-3")
     func beckettTinyEn() throws {

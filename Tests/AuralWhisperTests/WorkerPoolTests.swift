@@ -1,10 +1,19 @@
 import Foundation
 import Synchronization
+import TestSupport
 import Testing
 @testable import AuralWhisper
 
-@Suite("WorkerPool")
+@Suite("WorkerPool", .heavyWork)
 struct WorkerPoolTests {
+    @Test("the suite's tests run on the heavy-work lane, at its lower priority, not on Swift's cooperative pool")
+    func runsOnTheLane() async throws {
+        #expect(HeavyWorkLane.shared.isCurrentThread)
+        #expect(getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0) == 10)
+        try await Task.sleep(for: .milliseconds(10))
+        #expect(HeavyWorkLane.shared.isCurrentThread, "after an await too")
+    }
+
     @Test("every part runs exactly once, however many parts", arguments: [1, 2, 3, 17, 1_000])
     func everyPartOnce(parts: Int) {
         let counts = Mutex([Int](repeating: 0, count: parts))
@@ -61,7 +70,7 @@ struct WorkerPoolTests {
     }
 }
 
-@Suite("ComputeContext")
+@Suite("ComputeContext", .heavyWork)
 struct ComputeContextTests {
     @Test("a context's thread count caps its own jobs only, and never resizes the pool")
     func perJobCap() {

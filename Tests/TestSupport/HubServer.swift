@@ -46,8 +46,13 @@ public final class HubServer: @unchecked Sendable {
     public var endpoint: URL { URL(string: "http://127.0.0.1:\(port)")! }
 
     /// Starts the server on a free port, serving `root`. `rate` is in bytes per second (nil: as fast as loopback
-    /// goes); each fault is one of the script's `--fault` values, such as `status:model.bin:404`.
-    public init(root: URL = HubServer.tinyEnglish, rate: Int? = nil, faults: [String] = []) throws {
+    /// goes); each fault is one of the script's `--fault` values, such as `status:model.bin:404`. Python takes a
+    /// while to start on a loaded machine, so the wait for its port runs off the cooperative pool.
+    public static func start(root: URL = HubServer.tinyEnglish, rate: Int? = nil, faults: [String] = []) async throws -> HubServer {
+        try await offPool { try HubServer(root: root, rate: rate, faults: faults) }
+    }
+
+    private init(root: URL = HubServer.tinyEnglish, rate: Int? = nil, faults: [String] = []) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", Fixtures.repositoryRoot.appendingPathComponent("scripts/hf-test-server.py").path, "--root", root.path]
         if let rate { arguments += ["--rate", String(rate)] }

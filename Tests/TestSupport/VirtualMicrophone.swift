@@ -39,14 +39,7 @@ public struct ExclusiveVirtualMicrophoneTrait: SuiteTrait, TestScoping {
     public func provideScope(
         for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
     ) async throws {
-        await VirtualMicrophoneLock.shared.acquire()
-        do {
-            try await function()
-        } catch {
-            await VirtualMicrophoneLock.shared.release()
-            throw error
-        }
-        await VirtualMicrophoneLock.shared.release()
+        try await VirtualMicrophoneLock.shared.withPermit { try await function() }
     }
 }
 
@@ -56,25 +49,7 @@ extension Trait where Self == ExclusiveVirtualMicrophoneTrait {
     public static var exclusiveVirtualMicrophone: Self { ExclusiveVirtualMicrophoneTrait() }
 }
 
-/// A first-come, first-served lock for the virtual microphone.
-private actor VirtualMicrophoneLock {
-    static let shared = VirtualMicrophoneLock()
-    private var isHeld = false
-    private var waiters: [CheckedContinuation<Void, Never>] = []
-
-    func acquire() async {
-        guard isHeld else {
-            isHeld = true
-            return
-        }
-        await withCheckedContinuation { waiters.append($0) }
-    }
-
-    func release() {
-        if waiters.isEmpty {
-            isHeld = false
-        } else {
-            waiters.removeFirst().resume()
-        }
-    }
+/// The virtual microphone's lock: one suite at a time, first come, first served.
+private enum VirtualMicrophoneLock {
+    static let shared = AsyncSemaphore(permits: 1)
 }

@@ -13,9 +13,11 @@ struct SpeechSessionFileTests {
         let progress = FileProgressLog()
         let results = try await session.transcribe(audioFile: Fixtures.audio("beckett.wav"), progressHandler: { progress.add($0) })
         let text = results.map { String($0.text.characters) }.joined()
-        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
-        let reference = try Transcriber(model: model).transcribe(
-            try Fixtures.samples("beckett.wav"), options: DecodingOptions(language: "en", wordTimestamps: true))
+        let reference = try await offPool {
+            let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
+            return try Transcriber(model: model).transcribe(
+                try Fixtures.samples("beckett.wav"), options: DecodingOptions(language: "en", wordTimestamps: true))
+        }
         #expect(text == reference.segments.map(\.text).joined().trimmingCharacters(in: .whitespaces))
         #expect(results.allSatisfy { $0.isFinal })
         let values = progress.values

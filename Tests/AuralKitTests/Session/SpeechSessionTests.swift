@@ -49,7 +49,7 @@ struct SpeechSessionTests {
         #expect(error == nil)
         #expect(!volatiles.isEmpty)
         let text = finals.map { String($0.text.characters) }.joined()
-        let reference = try Self.fileText("beckett.wav")
+        let reference = try await offPool { try Self.fileText("beckett.wav") }
         #expect(WordErrorRate.percent(reference: reference, hypothesis: text) <= 10, "\(text)\nvs\n\(reference)")
         // resultsFinalizationTime only moves forward, and every final's runs carry word times and confidences.
         for (a, b) in zip(finals, finals.dropFirst()) { #expect(b.resultsFinalizationTime >= a.resultsFinalizationTime) }

@@ -67,7 +67,7 @@ struct VoiceActivationTests {
         let (samples, secondStart) = try Self.speechWithPauses()
         let (finals, volatiles, _) = try await Self.transcribe(samples)
         let text = finals.map { String($0.text.characters) }.joined()
-        let expected = try SpeechSessionTests.fileText("beckett.wav")
+        let expected = try await offPool { try SpeechSessionTests.fileText("beckett.wav") }
         let words = WordErrorRate.words(text)
         let firstPiece = WordErrorRate.words(expected)
         #expect(WordErrorRate.percent(reference: expected, hypothesis: words.prefix(firstPiece.count).joined(separator: " ")) <= 15, "\(text)")
