@@ -4,13 +4,13 @@ import Synchronization
 import TestSupport
 import Testing
 
-/// Collects what a `DeviceMonitor` publishes, with arrival times.
+/// Collects what a `DeviceMonitor` publishes, with arrival times (at high priority, as `Recording` does).
 final class InputEvents: Sendable {
     private let events = Mutex<[(info: AudioInputInfo, arrived: Date)]>([])
     private let ending = Mutex<(finished: Bool, error: Error?)>((false, nil))
 
     init(_ stream: AsyncThrowingStream<AudioInputInfo, Error>) {
-        Task { [self] in
+        Task(priority: .high) { [self] in
             do {
                 for try await info in stream {
                     let now = Date()

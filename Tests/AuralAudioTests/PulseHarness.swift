@@ -196,6 +196,10 @@ struct HarnessError: Error, CustomStringConvertible {
 }
 
 /// Consumes an audio stream in a task and keeps every buffer, with the time each arrived.
+///
+/// The task runs at high priority, as an app's audio consumer would: on Linux Swift runs each priority on its own
+/// dispatch root queue and threads, so buffers are taken, and timed, as they arrive, not after the queue of ready
+/// test jobs at the default priority that the other suites keep full.
 final class Recording: Sendable {
     private struct State {
         var buffers: [AudioBuffer] = []
@@ -208,7 +212,7 @@ final class Recording: Sendable {
     private let task = Mutex<Task<Void, Never>?>(nil)
 
     init(_ stream: AsyncThrowingStream<AudioBuffer, Error>) {
-        let task = Task { [self] in
+        let task = Task(priority: .high) { [self] in
             do {
                 for try await buffer in stream {
                     state.withLock {
