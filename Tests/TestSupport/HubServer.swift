@@ -52,7 +52,7 @@ public final class HubServer: @unchecked Sendable {
         try await offPool { try HubServer(root: root, rate: rate, faults: faults) }
     }
 
-    private init(root: URL = HubServer.tinyEnglish, rate: Int? = nil, faults: [String] = []) throws {
+    private init(root: URL, rate: Int?, faults: [String]) throws {
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         var arguments = ["python3", Fixtures.repositoryRoot.appendingPathComponent("scripts/hf-test-server.py").path, "--root", root.path]
         if let rate { arguments += ["--rate", String(rate)] }
