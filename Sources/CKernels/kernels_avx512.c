@@ -1,6 +1,7 @@
 // The kernels for x86-64 CPUs with AVX-512 (F, BW, VL, DQ), FMA and F16C (Intel Skylake-SP, AMD Zen 4 and later).
 // The same eight-lane arithmetic as the AVX2 build, so results are identical; the gain is the 32 vector
-// registers, which keep the five-row products free of spills.
+// registers, which keep the five-row products free of spills and let the cross-attention kernels take 32 columns
+// a block (CK_ATTENTION_VECTORS).
 #if defined(__x86_64__)
 #pragma STDC FP_CONTRACT OFF
 #include <immintrin.h>
@@ -13,6 +14,7 @@
 #define CK_LOAD_F16(p) ((ck_v8)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p))))
 #define CK_F16(h) _cvtsh_ss(h)
 #define CK_X86_INT8 1
+#define CK_ATTENTION_VECTORS 4
 
 #include "kernels_body.h"
 #endif

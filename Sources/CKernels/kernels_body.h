@@ -365,56 +365,100 @@ CK_ATTR static void ck_log_softmax(const float *x, ptrdiff_t count, float *out) 
 
 // MARK: - Cross-attention of a decoder step's few rows
 
-/// 64 keys at a time in eight independent sums, then 8 at a time, then one.
-CK_ATTR static void ck_attention_scores(const float *query, const float *keys, ptrdiff_t length, ptrdiff_t width,
-                                        float *out) {
-    ptrdiff_t j = 0;
-    for (; j + 64 <= length; j += 64) {
-        ck_v8 s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0}, s4 = {0}, s5 = {0}, s6 = {0}, s7 = {0};
-        for (ptrdiff_t c = 0; c < width; c++) {
-            ck_v8 q = ck_splat(query[c]);
-            const float *row = keys + c * length + j;
-            s0 = CK_MADD(s0, q, ck_load(row)); s1 = CK_MADD(s1, q, ck_load(row + 8));
-            s2 = CK_MADD(s2, q, ck_load(row + 16)); s3 = CK_MADD(s3, q, ck_load(row + 24));
-            s4 = CK_MADD(s4, q, ck_load(row + 32)); s5 = CK_MADD(s5, q, ck_load(row + 40));
-            s6 = CK_MADD(s6, q, ck_load(row + 48)); s7 = CK_MADD(s7, q, ck_load(row + 56));
+#ifndef CK_ATTENTION_VECTORS
+/// Eight-lane vectors per row in one block of the cross-attention kernels (keys of the scores, columns of the
+/// weighted values): two where 16 registers must hold five rows' sums; the AVX-512 build, with 32 registers, sets four.
+#define CK_ATTENTION_VECTORS 2
+#endif
+#define CK_ATTENTION_BLOCK (8 * CK_ATTENTION_VECTORS)
+
+/// The scores of ROWS (a constant after inlining) query rows for keys j ..< j + 8·vectors: each key vector is loaded
+/// once for all the rows, and every score is the fused sum over c in order, as for one row alone.
+CK_INLINE void ck_scores_block(const float *query, ptrdiff_t query_stride, const int rows, const int vectors,
+                               const float *keys, ptrdiff_t length, ptrdiff_t width, ptrdiff_t j, float *out,
+                               ptrdiff_t out_stride) {
+    ck_v8 sums[5][CK_ATTENTION_VECTORS];
+    for (int r = 0; r < rows; r++)
+        for (int v = 0; v < vectors; v++) sums[r][v] = ck_splat(0);
+    for (ptrdiff_t c = 0; c < width; c++) {
+        const float *row = keys + c * length + j;
+        ck_v8 k[CK_ATTENTION_VECTORS];
+        for (int v = 0; v < vectors; v++) k[v] = ck_load(row + 8 * v);
+        for (int r = 0; r < rows; r++) {
+            ck_v8 q = ck_splat(query[r * query_stride + c]);
+            for (int v = 0; v < vectors; v++) sums[r][v] = CK_MADD(sums[r][v], q, k[v]);
         }
-        ck_store(out + j, s0); ck_store(out + j + 8, s1); ck_store(out + j + 16, s2); ck_store(out + j + 24, s3);
-        ck_store(out + j + 32, s4); ck_store(out + j + 40, s5); ck_store(out + j + 48, s6); ck_store(out + j + 56, s7);
     }
-    for (; j + 8 <= length; j += 8) {
-        ck_v8 s = {0};
-        for (ptrdiff_t c = 0; c < width; c++) s = CK_MADD(s, ck_splat(query[c]), ck_load(keys + c * length + j));
-        ck_store(out + j, s);
-    }
-    for (; j < length; j++) {
-        float s = 0;
-        for (ptrdiff_t c = 0; c < width; c++) s += query[c] * keys[c * length + j];
-        out[j] = s;
+    for (int r = 0; r < rows; r++)
+        for (int v = 0; v < vectors; v++) ck_store(out + r * out_stride + j + 8 * v, sums[r][v]);
+}
+
+/// All of a head's scores for ROWS query rows: blocks of CK_ATTENTION_BLOCK keys, then of 8, then one key at a time.
+CK_INLINE void ck_scores_rows(const float *query, ptrdiff_t query_stride, const int rows, const float *keys,
+                              ptrdiff_t length, ptrdiff_t width, float *out, ptrdiff_t out_stride) {
+    ptrdiff_t j = 0;
+    for (; j + CK_ATTENTION_BLOCK <= length; j += CK_ATTENTION_BLOCK)
+        ck_scores_block(query, query_stride, rows, CK_ATTENTION_VECTORS, keys, length, width, j, out, out_stride);
+    for (; j + 8 <= length; j += 8)
+        ck_scores_block(query, query_stride, rows, 1, keys, length, width, j, out, out_stride);
+    for (int r = 0; r < rows; r++) {
+        for (ptrdiff_t t = j; t < length; t++) {
+            float s = 0;
+            for (ptrdiff_t c = 0; c < width; c++) s += query[r * query_stride + c] * keys[c * length + t];
+            out[r * out_stride + t] = s;
+        }
     }
 }
 
-/// Up to four rows, 16 columns at a time: each value is read once for all the rows. Missing rows repeat the last
-/// one and are not stored.
+CK_ATTR static void ck_attention_scores(const float *query, ptrdiff_t query_stride, int rows, const float *keys,
+                                        ptrdiff_t length, ptrdiff_t width, float *out, ptrdiff_t out_stride) {
+    switch (rows) {
+    case 1: ck_scores_rows(query, query_stride, 1, keys, length, width, out, out_stride); break;
+    case 2: ck_scores_rows(query, query_stride, 2, keys, length, width, out, out_stride); break;
+    case 3: ck_scores_rows(query, query_stride, 3, keys, length, width, out, out_stride); break;
+    case 4: ck_scores_rows(query, query_stride, 4, keys, length, width, out, out_stride); break;
+    default: ck_scores_rows(query, query_stride, 5, keys, length, width, out, out_stride); break;
+    }
+}
+
+/// The weighted values of ROWS (a constant after inlining) rows for columns column ..< column + 8·vectors: each value
+/// vector is loaded once for all the rows, and every output is the fused sum over j in order, as for one row alone.
+CK_INLINE void ck_values_block(const float *weights, const int rows, const int vectors, ptrdiff_t length,
+                               const float *values, ptrdiff_t width, ptrdiff_t column, float *out,
+                               ptrdiff_t out_stride) {
+    ck_v8 sums[5][CK_ATTENTION_VECTORS];
+    for (int r = 0; r < rows; r++)
+        for (int v = 0; v < vectors; v++) sums[r][v] = ck_splat(0);
+    for (ptrdiff_t j = 0; j < length; j++) {
+        const float *row = values + j * width + column;
+        ck_v8 x[CK_ATTENTION_VECTORS];
+        for (int v = 0; v < vectors; v++) x[v] = ck_load(row + 8 * v);
+        for (int r = 0; r < rows; r++) {
+            ck_v8 p = ck_splat(weights[r * length + j]);
+            for (int v = 0; v < vectors; v++) sums[r][v] = CK_MADD(sums[r][v], p, x[v]);
+        }
+    }
+    for (int r = 0; r < rows; r++)
+        for (int v = 0; v < vectors; v++) ck_store(out + r * out_stride + column + 8 * v, sums[r][v]);
+}
+
+CK_INLINE void ck_values_rows(const float *weights, const int rows, ptrdiff_t length, const float *values,
+                              ptrdiff_t width, float *out, ptrdiff_t out_stride) {
+    ptrdiff_t column = 0;
+    for (; column + CK_ATTENTION_BLOCK <= width; column += CK_ATTENTION_BLOCK)
+        ck_values_block(weights, rows, CK_ATTENTION_VECTORS, length, values, width, column, out, out_stride);
+    for (; column < width; column += 8) ck_values_block(weights, rows, 1, length, values, width, column, out, out_stride);
+}
+
+/// Up to five rows (weights `length` apart), a block of columns at a time.
 CK_ATTR static void ck_attention_values(const float *weights, int rows, ptrdiff_t length, const float *values,
                                         ptrdiff_t width, float *out, ptrdiff_t out_stride) {
-    const float *w0 = weights, *w1 = weights + (rows > 1 ? 1 : rows - 1) * length;
-    const float *w2 = weights + (rows > 2 ? 2 : rows - 1) * length, *w3 = weights + (rows > 3 ? 3 : rows - 1) * length;
-    for (ptrdiff_t column = 0; column < width; column += 16) {
-        ck_v8 a0 = {0}, a1 = {0}, b0 = {0}, b1 = {0}, c0 = {0}, c1 = {0}, d0 = {0}, d1 = {0};
-        for (ptrdiff_t j = 0; j < length; j++) {
-            const float *row = values + j * width + column;
-            ck_v8 v0 = ck_load(row), v1 = ck_load(row + 8);
-            ck_v8 p0 = ck_splat(w0[j]), p1 = ck_splat(w1[j]), p2 = ck_splat(w2[j]), p3 = ck_splat(w3[j]);
-            a0 = CK_MADD(a0, p0, v0); a1 = CK_MADD(a1, p0, v1);
-            b0 = CK_MADD(b0, p1, v0); b1 = CK_MADD(b1, p1, v1);
-            c0 = CK_MADD(c0, p2, v0); c1 = CK_MADD(c1, p2, v1);
-            d0 = CK_MADD(d0, p3, v0); d1 = CK_MADD(d1, p3, v1);
-        }
-        ck_store(out + column, a0); ck_store(out + column + 8, a1);
-        if (rows > 1) { ck_store(out + out_stride + column, b0); ck_store(out + out_stride + column + 8, b1); }
-        if (rows > 2) { ck_store(out + 2 * out_stride + column, c0); ck_store(out + 2 * out_stride + column + 8, c1); }
-        if (rows > 3) { ck_store(out + 3 * out_stride + column, d0); ck_store(out + 3 * out_stride + column + 8, d1); }
+    switch (rows) {
+    case 1: ck_values_rows(weights, 1, length, values, width, out, out_stride); break;
+    case 2: ck_values_rows(weights, 2, length, values, width, out, out_stride); break;
+    case 3: ck_values_rows(weights, 3, length, values, width, out, out_stride); break;
+    case 4: ck_values_rows(weights, 4, length, values, width, out, out_stride); break;
+    default: ck_values_rows(weights, 5, length, values, width, out, out_stride); break;
     }
 }
 

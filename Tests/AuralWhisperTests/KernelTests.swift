@@ -101,25 +101,42 @@ struct KernelTests {
         }
     }
 
-    @Test("cross-attention scores and weighted values of a few rows", arguments: levels, 1...4)
+    /// Scores and weighted values of up to five rows at once; each row's results are also the same bits as that row
+    /// alone: every output is the same fused sums in the same order whatever the group, so a beam's attention does
+    /// not depend on which beams come with it.
+    @Test("cross-attention scores and weighted values of a few rows", arguments: levels, 1...5)
     func crossAttention(level: CPUFeatures.Level, rows: Int) {
         let kernels = KernelSet(level: level)
         let width = 64
-        for length in [1, 7, 75, 203] {  // below 8, below 64, and neither multiple of 8
-            let query = Self.random(width, seed: length)
+        for length in [1, 7, 75, 203] {  // below 8, below 32, and neither multiple of 8
+            let queryStride = width + 3
+            let query = Self.random(rows * queryStride, seed: length)
             let keys = Self.random(width * length, seed: length + 1)  // [width × length]
-            var scores = [Float](repeating: 0, count: length)
-            CrossAttention.scores(query: query, keys: keys, length: length, width: width, into: &scores, kernels: kernels)
-            for j in 0..<length {
-                var exact = 0.0, magnitude = 0.0
-                for c in 0..<width {
-                    let term = Double(query[c]) * Double(keys[c * length + j])
-                    exact += term
-                    magnitude += abs(term)
+            let scoreStride = length + 5
+            var scores = [Float](repeating: 7, count: rows * scoreStride)
+            CrossAttention.scores(
+                query: query, queryStride: queryStride, rows: rows, keys: keys, length: length, width: width,
+                into: &scores, outputStride: scoreStride, kernels: kernels)
+            for r in 0..<rows {
+                var alone = [Float](repeating: 0, count: length)
+                query.withUnsafeBufferPointer { q in
+                    CrossAttention.scores(
+                        query: q.baseAddress! + r * queryStride, queryStride: queryStride, rows: 1, keys: keys,
+                        length: length, width: width, into: &alone, outputStride: length, kernels: kernels)
                 }
-                #expect(abs(Double(scores[j]) - exact) <= Self.productBound(k: width, magnitude: magnitude, result: exact))
+                for j in 0..<length {
+                    var exact = 0.0, magnitude = 0.0
+                    for c in 0..<width {
+                        let term = Double(query[r * queryStride + c]) * Double(keys[c * length + j])
+                        exact += term
+                        magnitude += abs(term)
+                    }
+                    let score = scores[r * scoreStride + j]
+                    #expect(abs(Double(score) - exact) <= Self.productBound(k: width, magnitude: magnitude, result: exact))
+                    #expect(score.bitPattern == alone[j].bitPattern, "row \(r) of \(rows), key \(j)")
+                }
+                for j in length..<scoreStride { #expect(scores[r * scoreStride + j] == 7) }
             }
-
             let weights = Self.random(rows * length, seed: length + 2, in: 0...1)
             let values = Self.random(length * width, seed: length + 3)  // [length × width]
             let stride = width + 16
@@ -128,7 +145,14 @@ struct KernelTests {
                 weights: weights, rows: rows, length: length, values: values, width: width, into: &out, outputStride: stride,
                 kernels: kernels)
             for r in 0..<rows {
+                var alone = [Float](repeating: 0, count: width)
+                weights.withUnsafeBufferPointer { w in
+                    CrossAttention.weightedValues(
+                        weights: w.baseAddress! + r * length, rows: 1, length: length, values: values, width: width,
+                        into: &alone, outputStride: width, kernels: kernels)
+                }
                 for c in 0..<width {
+                    #expect(out[r * stride + c].bitPattern == alone[c].bitPattern, "row \(r) of \(rows), column \(c)")
                     var exact = 0.0, magnitude = 0.0
                     for j in 0..<length {
                         let term = Double(weights[r * length + j]) * Double(values[j * width + c])

@@ -53,8 +53,13 @@ struct CrossAttention {
             let headValues = values.pointer + h * length * headWidth
             let query = queries + h * headWidth
             if fewRows {
-                for r in 0..<rows {
-                    Self.scores(query: query + r * queryStride, keys: headKeys, length: length, width: headWidth, into: scores + r * length)
+                var r = 0
+                while r < rows {
+                    let group = min(Self.scoreRows, rows - r)
+                    Self.scores(
+                        query: query + r * queryStride, queryStride: queryStride, rows: group, keys: headKeys,
+                        length: length, width: headWidth, into: scores + r * length, outputStride: length)
+                    r += group
                 }
             } else {
                 BLAS.gemm(
@@ -72,7 +77,7 @@ struct CrossAttention {
             if fewRows {
                 var r = 0
                 while r < rows {
-                    let group = min(4, rows - r)
+                    let group = min(Self.scoreRows, rows - r)
                     if group == 1 {  // one row keeps all of a head's sums in registers
                         SkinnyGEMM.multiplyUntransposed(
                             m: 1, n: headWidth, k: length, a: scores + r * length, lda: length, b: headValues,
@@ -98,22 +103,28 @@ struct CrossAttention {
         }
     }
 
-    /// out[j] = Σ_c query[c] · keys[c, j] for j < length: 64 keys at a time in eight independent sums (C kernel).
+    /// Query rows the scores and weighted-values kernels take at once (a beam of five reads each head's keys and
+    /// values once).
+    static let scoreRows = 5
+
+    /// out[r, j] = Σ_c query[r, c] · keys[c, j] for r < rows (1…5), j < length: each key read once for all the rows,
+    /// and each row's scores the same bits as alone (C kernel).
     static func scores(
-        query: UnsafePointer<Float>, keys: UnsafePointer<Float>, length: Int, width: Int, into out: UnsafeMutablePointer<Float>,
-        kernels: KernelSet = .active
+        query: UnsafePointer<Float>, queryStride: Int, rows: Int, keys: UnsafePointer<Float>, length: Int, width: Int,
+        into out: UnsafeMutablePointer<Float>, outputStride: Int, kernels: KernelSet = .active
     ) {
-        precondition(length >= 0 && width >= 0)
-        kernels.table.pointee.attention_scores(query, keys, length, width, out)
+        precondition(rows >= 1 && rows <= scoreRows && length >= 0 && width >= 0)
+        precondition(rows == 1 || (queryStride >= width && outputStride >= length))
+        kernels.table.pointee.attention_scores(query, queryStride, Int32(rows), keys, length, width, out, outputStride)
     }
 
-    /// out[r, :] = Σ_j weights[r, j] · values[j, :] for up to 4 rows, 16 columns at a time: each value read once for
-    /// all the rows (C kernel).
+    /// out[r, :] = Σ_j weights[r, j] · values[j, :] for up to 5 rows (weights `length` apart), a block of columns at
+    /// a time: each value read once for all the rows, and each row's outputs the same bits as alone (C kernel).
     static func weightedValues(
         weights: UnsafePointer<Float>, rows: Int, length: Int, values: UnsafePointer<Float>, width: Int,
         into out: UnsafeMutablePointer<Float>, outputStride: Int, kernels: KernelSet = .active
     ) {
-        precondition(rows >= 1 && rows <= 4 && length >= 0 && width % 16 == 0 && (rows == 1 || outputStride >= width))
+        precondition(rows >= 1 && rows <= scoreRows && length >= 0 && width % 16 == 0 && (rows == 1 || outputStride >= width))
         kernels.table.pointee.attention_values(weights, Int32(rows), length, values, width, out, outputStride)
     }
 }

@@ -51,9 +51,14 @@ typedef struct ck_kernels {
     /// out[i] = log_softmax(x)[i] for i < count, the sum of exponentials taken in double.
     void (*log_softmax)(const float *x, ptrdiff_t count, float *out);
 
-    /// out[j] = Σ_c query[c] · keys[c, j] for j < length (keys [width × length], transposed per head).
-    void (*attention_scores)(const float *query, const float *keys, ptrdiff_t length, ptrdiff_t width, float *out);
-    /// out[r, :width] = Σⱼ weights[r, j] · values[j, :width] for r < rows (1…4), j < length; width a multiple of 16.
+    /// out[r, j] = Σ_c query[r, c] · keys[c, j] for r < rows (1…5), j < length (keys [width × length], transposed
+    /// per head; query rows `query_stride` apart, output rows `out_stride` apart). Each key is read once for all the
+    /// rows, and a row's scores are the same bits whatever rows come with it.
+    void (*attention_scores)(const float *query, ptrdiff_t query_stride, int rows, const float *keys, ptrdiff_t length,
+                             ptrdiff_t width, float *out, ptrdiff_t out_stride);
+    /// out[r, :width] = Σⱼ weights[r, j] · values[j, :width] for r < rows (1…5; weights rows `length` apart),
+    /// j < length; width a multiple of 8. Each value is read once for all the rows, and a row's outputs are the same
+    /// bits whatever rows come with it.
     void (*attention_values)(const float *weights, int rows, ptrdiff_t length, const float *values, ptrdiff_t width,
                              float *out, ptrdiff_t out_stride);
 
