@@ -78,6 +78,8 @@ final class DecoderState {
     private var beamCapacity: Int
     /// Tokens held in each beam's cache.
     private(set) var length = 0
+    /// The beams `reorder` saves before overwriting them, kept across steps.
+    private var reorderScratch = Tensor(count: 0)
 
     /// Projects the encoder output [audioLength × d] to every layer's cross-attention keys and values.
     init(weights: DecoderWeights, encoderOutput: Tensor, audioLength: Int, beamCapacity: Int = 1) {
@@ -115,14 +117,25 @@ final class DecoderState {
             }
             beamCapacity = newCapacity
         }
-        if sources == Array(0..<beamCount) && sources.count == beamCount { return }
+        precondition(sources.allSatisfy { $0 >= 0 && $0 < beamCount }, "a source beam that is not live")
+        // Only beams that take another beam's tokens are written; a source that is itself overwritten is saved
+        // first. A beam search mostly keeps its beams in place, so most steps copy a beam or two, not all of them.
+        let moved = sources.indices.filter { sources[$0] != $0 }
+        let overwritten = Set(moved)
+        let saved = Set(moved.map { sources[$0] }).filter { overwritten.contains($0) }.sorted()
         let used = length * d
-        for l in selfKeys.indices {
-            for cache in [selfKeys[l], selfValues[l]] {
-                let copy = Tensor(count: beamCount * used)
-                for b in 0..<beamCount { (copy.pointer + b * used).update(from: cache.pointer + b * stride, count: used) }
-                for (i, source) in sources.enumerated() {
-                    (cache.pointer + i * stride).update(from: copy.pointer + source * used, count: used)
+        if !moved.isEmpty && used > 0 {
+            if reorderScratch.count < saved.count * used { reorderScratch = Tensor(count: saved.count * used) }
+            for l in selfKeys.indices {
+                for cache in [selfKeys[l], selfValues[l]] {
+                    for (k, s) in saved.enumerated() {
+                        (reorderScratch.pointer + k * used).update(from: cache.pointer + s * stride, count: used)
+                    }
+                    for i in moved {
+                        let source = sources[i]
+                        let from = saved.firstIndex(of: source).map { reorderScratch.pointer + $0 * used } ?? cache.pointer + source * stride
+                        (cache.pointer + i * stride).update(from: from, count: used)
+                    }
                 }
             }
         }
