@@ -42,6 +42,13 @@ struct LiveSessionTests {
         // the benchmark reports the goal (docs/streaming.md).
         #expect(liveWER <= fileWER + 3.5, "live \(liveWER)% vs file \(fileWER)%\nlive: \(live)\nfile: \(file)")
         print("measured: live session on the virtual microphone, two_cities.wav: WER \(liveWER)% (file \(fileWER)%): \(live)")
+        if liveWER > fileWER {
+            // Where the words went: the last results, with their audio time ranges (seconds of session audio).
+            func line(_ result: SpeechTranscriber.Result) -> String {
+                "\(result.isFinal ? "final" : "volatile") \(result.range.start.seconds)–\(result.range.end.seconds) s: \(String(result.text.characters))"
+            }
+            print("last results:\n" + (volatiles.suffix(3) + finals.suffix(3)).map(line).joined(separator: "\n"))
+        }
         // No word delivered twice: a repeated final would add words the file transcription does not have.
         #expect(WordErrorRate.words(live).count <= WordErrorRate.words(file).count + 2, "\(live)")
     }
