@@ -44,8 +44,15 @@ struct LiveSessionTests {
         print("measured: live session on the virtual microphone, two_cities.wav: WER \(liveWER)% (file \(fileWER)%): \(live)")
         if liveWER > fileWER {
             // Where the words went: the last results, with their audio time ranges (seconds of session audio).
+            // Each word with its start and end and its confidence, as "word@start–end:p".
             func line(_ result: SpeechTranscriber.Result) -> String {
-                "\(result.isFinal ? "final" : "volatile") \(result.range.start.seconds)–\(result.range.end.seconds) s: \(String(result.text.characters))"
+                let words = result.text.runs.map { run -> String in
+                    let word = String(result.text[run.range].characters)
+                    let start = run.audioTimeRange?.start.seconds ?? .nan, end = run.audioTimeRange?.end.seconds ?? .nan
+                    let p = run.transcriptionConfidence ?? .nan
+                    return word + String(format: "@%.2f–%.2f:%.2f", start, end, p)
+                }
+                return "\(result.isFinal ? "final" : "volatile") \(result.range.start.seconds)–\(result.range.end.seconds) s, finalized to \(result.resultsFinalizationTime.seconds) s: " + words.joined()
             }
             print("last results:\n" + (volatiles.suffix(3) + finals.suffix(3)).map(line).joined(separator: "\n"))
         }
