@@ -102,8 +102,8 @@ struct KernelTests {
     }
 
     /// Scores and weighted values of up to five rows at once; each row's results are also the same bits as that row
-    /// alone: every output is the same fused sums in the same order whatever the group, so a beam's attention does
-    /// not depend on which beams come with it.
+    /// alone: every output is the same fused sums in the same order whatever the group, so within a group of up to
+    /// five a row's results do not depend on which rows come with it.
     @Test("cross-attention scores and weighted values of a few rows", arguments: levels, 1...5)
     func crossAttention(level: CPUFeatures.Level, rows: Int) {
         let kernels = KernelSet(level: level)
