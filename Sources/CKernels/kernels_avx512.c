@@ -52,7 +52,7 @@ static inline __attribute__((always_inline)) CK_VNNI __m128i ck_vnni_reduce4(__m
     return _mm_add_epi32(_mm256_castsi256_si128(half), _mm256_extracti128_si256(half, 1));
 }
 
-/// All m (2…6) activation rows against four weight rows a pass: 4·m sums in registers (of AVX-512's 32), each weight
+/// All m (1…6) activation rows against four weight rows a pass: 4·m sums in registers (of AVX-512's 32), each weight
 /// vector loaded once per pass and each activation vector once per four weight rows. m is a constant at each call,
 /// so the loops over rows unroll.
 static inline __attribute__((always_inline)) CK_VNNI void ck_vnni_rows4(
@@ -121,32 +121,8 @@ static inline __attribute__((always_inline)) CK_VNNI void ck_vnni_rows(
 CK_VNNI void ck_skinny_i8_vnni(ptrdiff_t first, ptrdiff_t last, int m, ptrdiff_t k, const uint8_t *a, ptrdiff_t lda,
                                const float *a_steps, const int8_t *b, ptrdiff_t ldb, const float *b_steps,
                                const int32_t *b_sums, float *c, ptrdiff_t ldc, float alpha, float beta) {
-    ptrdiff_t k64 = k / 64 * 64;
-    if (m == 1) {
-        for (ptrdiff_t o = first; o < last; o += 4) {
-            int count = last - o < 4 ? (int)(last - o) : 4;
-            const int8_t *w0 = b + o * ldb;
-            const int8_t *w1 = count > 1 ? w0 + ldb : w0;
-            const int8_t *w2 = count > 2 ? w0 + 2 * ldb : w1;
-            const int8_t *w3 = count > 3 ? w0 + 3 * ldb : w2;
-            __m512i s0 = _mm512_setzero_si512(), s1 = s0, s2 = s0, s3 = s0;
-            for (ptrdiff_t i = 0; i < k64; i += 64) {
-                s0 = ck_vnni_step(s0, a + i, w0 + i);
-                s1 = ck_vnni_step(s1, a + i, w1 + i);
-                s2 = ck_vnni_step(s2, a + i, w2 + i);
-                s3 = ck_vnni_step(s3, a + i, w3 + i);
-            }
-            int32_t sums[4];
-            _mm_storeu_si128((__m128i *)(void *)sums, ck_vnni_reduce4(s0, s1, s2, s3));
-            sums[0] += ck_vnni_tail(a, w0, k64, k);
-            sums[1] += ck_vnni_tail(a, w1, k64, k);
-            sums[2] += ck_vnni_tail(a, w2, k64, k);
-            sums[3] += ck_vnni_tail(a, w3, k64, k);
-            for (int j = 0; j < count; j++) ck_vnni_store(c, ldc, 0, o + j, sums[j], a_steps, b_steps, b_sums, alpha, beta);
-        }
-        return;
-    }
     switch (m) {
+    case 1: ck_vnni_rows4(1, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
     case 2: ck_vnni_rows4(2, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
     case 3: ck_vnni_rows4(3, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
     case 4: ck_vnni_rows4(4, first, last, k, a, lda, a_steps, b, ldb, b_steps, b_sums, c, ldc, alpha, beta); break;
