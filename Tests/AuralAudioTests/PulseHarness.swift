@@ -203,7 +203,7 @@ struct HarnessError: Error, CustomStringConvertible {
 final class Recording: Sendable {
     private struct State {
         var buffers: [AudioBuffer] = []
-        var arrivals: [Date] = []
+        var arrivals: [ContinuousClock.Instant] = []
         var finished = false
         var error: Error?
     }
@@ -217,7 +217,7 @@ final class Recording: Sendable {
                 for try await buffer in stream {
                     state.withLock {
                         $0.buffers.append(buffer)
-                        $0.arrivals.append(Date())
+                        $0.arrivals.append(ContinuousClock.now)
                     }
                 }
                 state.withLock { $0.finished = true }
@@ -233,7 +233,7 @@ final class Recording: Sendable {
 
     var buffers: [AudioBuffer] { state.withLock { $0.buffers } }
     var samples: [Float] { state.withLock { $0.buffers.flatMap(\.samples) } }
-    var firstArrival: Date? { state.withLock { $0.arrivals.first } }
+    var firstArrival: ContinuousClock.Instant? { state.withLock { $0.arrivals.first } }
     var isFinished: Bool { state.withLock { $0.finished } }
     var error: Error? { state.withLock { $0.error } }
     var frameCount: Int { state.withLock { $0.buffers.reduce(0) { $0 + $1.frameCount } } }

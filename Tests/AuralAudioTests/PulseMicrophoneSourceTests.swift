@@ -23,11 +23,11 @@ extension PulseAudioTests {
         ) async throws -> (alignment: Correlation.Alignment, firstBuffer: TimeInterval, recording: Recording) {
             let reference = try ReferenceWAV.read(Fixtures.audio(file))
             #expect(reference.sampleRate == 16_000)
-            let started = Date()
+            let started = ContinuousClock.now
             let recording = Recording(try source.start())
             // A PulseAudio null sink that was idle renders 2 s at a time: wait for the first buffer, then play.
             try #require(await recording.waitForFrames(1, timeout: 5), "no buffer within 5 s")
-            let firstBuffer = recording.firstArrival!.timeIntervalSince(started)
+            let firstBuffer = recording.firstArrival!.seconds(since: started)
             let player = try PulseHarness.play(Fixtures.audio(file), device: feed)
             let played = await PulseHarness.wait(for: player, timeout: Double(reference.samples.count) / 16_000 + 10)
             if !played { PulseHarness.kill(player) }

@@ -87,10 +87,10 @@ extension PulseAudioTests {
                 target: .defaultOutput, format: .whisper, excludesCurrentProcessAudio: true, server: nil,
                 additionalExcludedProcessIDs: [excluded.processIdentifier])
             #expect(source.excludedProcessIDs == [getpid(), excluded.processIdentifier])
-            let started = Date()
+            let started = ContinuousClock.now
             let recording = Recording(try source.start())
             try #require(await recording.waitForFrames(1, timeout: 5), "no buffer within 5 s")
-            let firstBuffer = Date().timeIntervalSince(started)
+            let firstBuffer = started.secondsAgo
             // Started after the capture: picked up from the server's sink-input events.
             let player = try PulseHarness.play(Fixtures.audio("beckett.wav"), device: "virt_speaker")
             defer { PulseHarness.kill(player) }
@@ -149,9 +149,9 @@ extension PulseAudioTests {
             #expect(speaker.currentDeviceName == "virt_speaker.monitor")
 
             try PulseHarness.pactl("set-default-sink", "speaker_two")
-            let switched = Date()
+            let switched = ContinuousClock.now
             let moved = await Poll.until(timeout: 2) { speaker.currentDeviceName == "speaker_two.monitor" }
-            print("default output follow: moved after \(Int(Date().timeIntervalSince(switched) * 1000)) ms")
+            print("default output follow: moved after \(Int(switched.secondsAgo * 1000)) ms")
             try #require(moved, "the capture did not move to the new default output (it records \(speaker.currentDeviceName ?? "nothing"); \(PulseHarness.defaults()))")
             let framesBeforePlaying = recording.frameCount
             let player = try PulseHarness.play(Fixtures.audio("beckett.wav"), device: "speaker_two")

@@ -1,5 +1,6 @@
 @testable import AuralAudio
 import Foundation
+import TestSupport
 import Testing
 
 extension PulseAudioTests {
@@ -34,9 +35,9 @@ extension PulseAudioTests {
             // answers pings meanwhile, so it is not a stall), and longer while the engine's tests load both cores.
             try #require(await recording.waitForFrames(1, timeout: 15))
             kill(pid, SIGSTOP)
-            let frozen = Date()
+            let frozen = ContinuousClock.now
             let ended = await recording.waitForEnd(timeout: stallTimeout + 1.5)
-            let waited = Date().timeIntervalSince(frozen)
+            let waited = frozen.secondsAgo
             print("\(what) ended the capture after \(Int(waited * 1000)) ms (stall time \(stallTimeout) s)")
             if !ended { source.stop() }
             #expect(ended, "the capture did not end within the stall time + 1.5 s")
@@ -87,11 +88,11 @@ extension PulseAudioTests {
             // Half a second of steady capture, then the crash.
             try #require(await recording.waitForFrames(recording.frameCount + 8_000, timeout: 10))
             PulseHarness.kill(daemon.process)
-            let killed = Date()
+            let killed = ContinuousClock.now
             let framesBefore = recording.frameCount
             try await Task.sleep(for: .seconds(1))
             daemon = try await PulseHarness.startExtraDaemon(in: daemon.directory)
-            let down = Date().timeIntervalSince(killed)
+            let down = killed.secondsAgo
             let resumed = await recording.waitForFrames(framesBefore + 16_000, timeout: 20)
             #expect(resumed, "capture did not resume after the restart")
             #expect(!recording.isFinished, "the stream ended: \(String(describing: recording.error))")
@@ -123,7 +124,7 @@ extension PulseAudioTests.ServerFaultTests {
         try PulseHarness.requirePrivateDaemon()
         try await PulseHarness.withExtraDaemon { server, pid in
             kill(pid, SIGSTOP)
-            let started = Date()
+            let started = ContinuousClock.now
             // Each call waits 5 s for the frozen server. Run on Swift's two cooperative threads, eight would take
             // four rounds (20 s); on threads of their own they all wait at once.
             let errors = await withTaskGroup(of: AudioDeviceError?.self) { group in
@@ -150,7 +151,7 @@ extension PulseAudioTests.ServerFaultTests {
                 }
                 return await group.reduce(into: []) { $0.append($1) }
             }
-            let waited = Date().timeIntervalSince(started)
+            let waited = started.secondsAgo
             print("eight async calls on a frozen server returned after \(Int(waited * 1000)) ms")
             // Most time out; once the frozen daemon's listen queue is full, the rest are refused at once.
             let timedOut = errors.filter { $0 == .noSoundServer(server: server, reason: "it did not answer within 5 s") }.count

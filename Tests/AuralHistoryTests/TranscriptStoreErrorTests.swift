@@ -1,6 +1,7 @@
 @testable import AuralHistory
 @testable import AuralKit
 import Foundation
+import TestSupport
 import Testing
 
 @Suite("TranscriptStoreError")
@@ -74,12 +75,12 @@ struct TranscriptStoreErrorTests {
         let other = try SQLiteConnection(path: history.url.path)
         try other.execute("BEGIN EXCLUSIVE")
         defer { try? other.execute("ROLLBACK") }
-        let started = Date()
+        let started = ContinuousClock.now
         #expect(throws: TranscriptStoreError.locked(path: history.url.path)) {
             let store = try TranscriptStore(url: history.url, busyTimeout: .milliseconds(300))
             _ = try store.beginSession(.init(source: "microphone"))
         }
-        #expect(Date().timeIntervalSince(started) >= 0.25)
+        #expect(started.secondsAgo >= 0.25)
     }
 
     @Test("a full disk is .diskFull, and what was committed before stays readable")

@@ -10,9 +10,9 @@ import Testing
 struct BufferSourceTests {
     /// Every buffer of a source's stream, with the seconds since `start()` at which each arrived.
     static func collect(_ source: any AudioSource) async throws -> [(buffer: AudioBuffer, at: TimeInterval)] {
-        let started = Date()
+        let started = ContinuousClock.now
         var buffers: [(AudioBuffer, TimeInterval)] = []
-        for try await buffer in try source.start() { buffers.append((buffer, Date().timeIntervalSince(started))) }
+        for try await buffer in try source.start() { buffers.append((buffer, started.secondsAgo)) }
         return buffers
     }
 
@@ -45,12 +45,12 @@ struct BufferSourceTests {
         // made still arrive, but none holds audio from after the stop. The stop keeps time at high priority, which
         // Swift on Linux runs on threads of its own, apart from the default-priority jobs of the other suites.
         let live = BufferSource(samples: [Float](repeating: 0, count: 160_000), realTime: true)
-        let started = Date()
+        let started = ContinuousClock.now
         let stoppedAt = Mutex<TimeInterval?>(nil)
         let stream = try live.start()
         Task(priority: .high) {
             try? await Task.sleep(for: .milliseconds(250))
-            stoppedAt.withLock { $0 = Date().timeIntervalSince(started) }
+            stoppedAt.withLock { $0 = started.secondsAgo }
             live.stop()
         }
         var buffers: [AudioBuffer] = []
