@@ -10,7 +10,7 @@ import Foundation
 /// are replaced by the next update. A flush (`update(final: true)`) commits every word of one last decode, so audio
 /// received before a stop, a pause or the end of a file is never lost; only unlikely words at a decode's end
 /// (`Configuration.trailingWordMinimumConfidence`, `placelessWordSeconds`: Whisper's inventions on noise) never
-/// become final.
+/// become final. A flush never takes back what the last update showed (`flushWords`).
 ///
 /// Not thread-safe: one owner calls `append` and `update` (the session's inference thread, or a replay harness).
 final class StreamingTranscription {
@@ -100,6 +100,8 @@ final class StreamingTranscription {
     private var agreement = LocalAgreement()
     /// Whether anything has been committed in this session (the first final loses its leading space).
     private var hasCommitted = false
+    /// The volatile words the last update delivered, which a flush commits when its own decode finds less.
+    private var shownVolatile: [TimedWord] = []
 
     init(decoder: WindowDecoder, language: String, configuration: Configuration) {
         self.decoder = decoder
@@ -145,6 +147,7 @@ final class StreamingTranscription {
             // Nothing to say: keep the last second (a word may be starting) and drop the rest.
             let pending = agreement.previous
             agreement.reset()
+            shownVolatile = []
             if final && !pending.isEmpty {
                 dropSilence()
                 return commitAll(pending, audioTime: audioTime, started: started)
@@ -160,6 +163,7 @@ final class StreamingTranscription {
             let tail = max(0, min(buffer.count, Int(lastEnd * Double(WhisperTime.sampleRate)) - bufferStart))
             if isSilent(Array(buffer[tail...])) {
                 let hadVolatile = !agreement.previous.isEmpty
+                shownVolatile = []
                 // Silence after the words confirms the punctuation the last decode put after them.
                 let committed = commit(Self.punctuationOnly(agreement.previous))
                 agreement.reset()
@@ -178,8 +182,10 @@ final class StreamingTranscription {
         let hypothesis = try decode(samples)
         var result: Update
         if final {
-            result = commitAll(hypothesis.words, audioTime: audioTime, started: started)
-            result.alternatives = hypothesis.alternatives
+            let decoded = Array(hypothesis.words.prefix(Self.countWithoutEnd(of: hypothesis.words, where: isUnlikelyAtEnd)))
+            let words = Self.flushWords(decoded: decoded, shown: shownVolatile)
+            result = commitAll(words, audioTime: audioTime, started: started)
+            result.alternatives = words == decoded ? hypothesis.alternatives : []
         } else {
             var (committed, pending) = agreement.agree(on: hypothesis.words)
             if case .alignedCommit(let margin) = configuration.policy {
@@ -213,6 +219,7 @@ final class StreamingTranscription {
             result = Update(
                 committed: commit(committed), volatile: Array(pending[..<shown]), audioTime: audioTime,
                 computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
+            shownVolatile = result.volatile
         }
         trim(final: final)
         return result
@@ -292,6 +299,20 @@ final class StreamingTranscription {
         return result.filter { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }
     }
 
+    /// The words a flush commits: those of its own decode (`decoded`, its unlikely end already left out), unless
+    /// they are nothing, or the first words of what the last update showed as volatile (`shown`), compared by their
+    /// letters and digits. Then the shown words are committed, so that a stop never takes back words the user saw: a
+    /// flush decode comes back empty when it fails Whisper's own checks (no speech, a looping compression ratio,
+    /// more words than the audio holds) and may lose words at its end to the unlikely-word rule.
+    static func flushWords(decoded: [TimedWord], shown: [TimedWord]) -> [TimedWord] {
+        if decoded.isEmpty { return shown }
+        func letters(_ words: [TimedWord]) -> [String] {
+            words.map { String($0.text.lowercased().filter { $0.isLetter || $0.isNumber }) }.filter { !$0.isEmpty }
+        }
+        let decodedLetters = letters(decoded), shownLetters = letters(shown)
+        return decodedLetters.count < shownLetters.count && shownLetters.starts(with: decodedLetters) ? shown : decoded
+    }
+
     /// `word` without the punctuation that ends it, and that punctuation as a word of its own at the word's end;
     /// nil when nothing ends it or it is all punctuation.
     static func splitTrailingPunctuation(_ word: TimedWord) -> (word: TimedWord, punctuation: TimedWord)? {
@@ -318,6 +339,7 @@ final class StreamingTranscription {
     /// Commits `words` but their unlikely end (see `trailingWordMinimumConfidence`): the end of a flush.
     private func commitAll(_ words: [TimedWord], audioTime: Double, started: Date) -> Update {
         agreement.reset()
+        shownVolatile = []
         return Update(
             committed: commit(Array(words.prefix(Self.countWithoutEnd(of: words, where: isUnlikelyAtEnd)))), volatile: [],
             audioTime: audioTime,

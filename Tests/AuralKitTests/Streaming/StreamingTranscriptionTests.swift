@@ -50,3 +50,27 @@ extension StreamingTranscriptionTests {
         #expect(after.first?.start == 32.22 && after.first?.end == 32.22)
     }
 }
+
+extension StreamingTranscriptionTests {
+    @Test("a flush commits what the last update showed when its own decode finds nothing or only the first of those words")
+    func flushKeepsShownWords() {
+        func words(_ texts: String...) -> [TimedWord] {
+            texts.enumerated().map { TimedWord(text: $0.element, start: 40 + Double($0.offset), end: 40.5 + Double($0.offset), confidence: 0.9) }
+        }
+        let shown = words(" degree", " of", " comparison", " only.")
+        // Empty: the flush decode failed a check (no speech, compression ratio, too many words for the audio).
+        #expect(StreamingTranscription.flushWords(decoded: [], shown: shown) == shown)
+        // Its last words lost to the unlikely-word rule.
+        #expect(StreamingTranscription.flushWords(decoded: words(" degree", " of"), shown: shown) == shown)
+        #expect(StreamingTranscription.flushWords(decoded: words(" Degree,"), shown: shown) == shown)
+        // The flush heard more, or heard it otherwise: its own words.
+        let more = words(" degree", " of", " comparison", " only.", " Yes.")
+        #expect(StreamingTranscription.flushWords(decoded: more, shown: shown) == more)
+        let other = words(" that", " some")
+        #expect(StreamingTranscription.flushWords(decoded: other, shown: words(" the", " sum", " of")) == other)
+        let punctuated = words(" comparison", " only.")
+        #expect(StreamingTranscription.flushWords(decoded: punctuated, shown: words(" comparison", " only")) == punctuated)
+        // Nothing was shown: nothing to keep.
+        #expect(StreamingTranscription.flushWords(decoded: [], shown: []).isEmpty)
+    }
+}
