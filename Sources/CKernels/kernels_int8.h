@@ -4,16 +4,32 @@
 // C with no contraction, so they do too. Values are at most 127 in magnitude (the quantizers clamp), which keeps the
 // paired 16-bit products of `vpmaddubsw` from saturating.
 
-/// acc plus the products x[i]·w[i] of 32 int8 values, summed into acc's eight int32 lanes.
+/// 32 int8 values that are one side of several products (`ck_dot32_shared_i8`): loaded, and on x86 their magnitudes
+/// made, once for all of them.
 #if defined(CK_X86_INT8)
-CK_INLINE ck_v8i ck_dot32_i8(ck_v8i acc, const int8_t *x, const int8_t *w) {
-    __m256i a = _mm256_loadu_si256((const __m256i *)(const void *)x);
+typedef struct { __m256i magnitude, value; } ck_shared32_i8;
+CK_INLINE ck_shared32_i8 ck_share32_i8(const int8_t *x) {
+    __m256i value = _mm256_loadu_si256((const __m256i *)(const void *)x);
+    return (ck_shared32_i8){_mm256_sign_epi8(value, value), value};
+}
+
+/// acc plus the products x[i]·w[i] of the 32 shared values x and 32 int8 values w, summed into acc's eight int32
+/// lanes: |x| (unsigned) times w with x's sign, in pairs of 16-bit sums of at most 2·127² (no saturation).
+CK_INLINE ck_v8i ck_dot32_shared_i8(ck_v8i acc, ck_shared32_i8 x, const int8_t *w) {
     __m256i b = _mm256_loadu_si256((const __m256i *)(const void *)w);
-    // |x| (unsigned) times w with x's sign: x·w, in pairs of 16-bit sums of at most 2·127² (no saturation).
-    __m256i pairs = _mm256_maddubs_epi16(_mm256_sign_epi8(a, a), _mm256_sign_epi8(b, a));
+    __m256i pairs = _mm256_maddubs_epi16(x.magnitude, _mm256_sign_epi8(b, x.value));
     return (ck_v8i)_mm256_add_epi32((__m256i)acc, _mm256_madd_epi16(pairs, _mm256_set1_epi16(1)));
 }
+
+/// acc plus the products x[i]·w[i] of 32 int8 values, summed into acc's eight int32 lanes.
+CK_INLINE ck_v8i ck_dot32_i8(ck_v8i acc, const int8_t *x, const int8_t *w) {
+    return ck_dot32_shared_i8(acc, ck_share32_i8(x), w);
+}
 #else
+typedef struct { const int8_t *values; } ck_shared32_i8;
+CK_INLINE ck_shared32_i8 ck_share32_i8(const int8_t *x) { return (ck_shared32_i8){x}; }
+
+/// acc plus the products x[i]·w[i] of 32 int8 values, summed into acc's eight int32 lanes.
 CK_INLINE ck_v8i ck_dot32_i8(ck_v8i acc, const int8_t *x, const int8_t *w) {
     for (int lane = 0; lane < 8; lane++) {
         int32_t sum = 0;
@@ -22,6 +38,7 @@ CK_INLINE ck_v8i ck_dot32_i8(ck_v8i acc, const int8_t *x, const int8_t *w) {
     }
     return acc;
 }
+CK_INLINE ck_v8i ck_dot32_shared_i8(ck_v8i acc, ck_shared32_i8 x, const int8_t *w) { return ck_dot32_i8(acc, x.values, w); }
 #endif
 #define CK_DOT32_I8(acc, x, w) ck_dot32_i8((acc), (x), (w))
 
@@ -83,16 +100,18 @@ CK_INLINE int32_t ck_dot_i8(const int8_t *x, const int8_t *w, ptrdiff_t k) {
     return total;
 }
 
-/// One activation row against four weight rows: the row's bytes are loaded once for four sums.
+/// One activation row against four weight rows: the row's bytes are loaded (and their magnitudes made) once for four
+/// sums.
 CK_INLINE void ck_dot1x4_i8(const int8_t *x, const int8_t *w0, const int8_t *w1, const int8_t *w2, const int8_t *w3,
                             ptrdiff_t k, int32_t *out) {
     ck_v8i s0 = {0}, s1 = {0}, s2 = {0}, s3 = {0};
     ptrdiff_t i = 0;
     for (; i + 32 <= k; i += 32) {
-        s0 = CK_DOT32_I8(s0, x + i, w0 + i);
-        s1 = CK_DOT32_I8(s1, x + i, w1 + i);
-        s2 = CK_DOT32_I8(s2, x + i, w2 + i);
-        s3 = CK_DOT32_I8(s3, x + i, w3 + i);
+        ck_shared32_i8 shared = ck_share32_i8(x + i);
+        s0 = ck_dot32_shared_i8(s0, shared, w0 + i);
+        s1 = ck_dot32_shared_i8(s1, shared, w1 + i);
+        s2 = ck_dot32_shared_i8(s2, shared, w2 + i);
+        s3 = ck_dot32_shared_i8(s3, shared, w3 + i);
     }
     int32_t t0 = ck_sum_i32(s0), t1 = ck_sum_i32(s1), t2 = ck_sum_i32(s2), t3 = ck_sum_i32(s3);
     for (; i < k; i++) {
@@ -102,14 +121,16 @@ CK_INLINE void ck_dot1x4_i8(const int8_t *x, const int8_t *w0, const int8_t *w1,
     out[0] = t0; out[1] = t1; out[2] = t2; out[3] = t3;
 }
 
-/// All m (2…8) activation rows against one weight row: m sums in registers, the weight's bytes loaded once. m is a
-/// constant at each call, so the loops over rows unroll.
+/// All m (2…8) activation rows against one weight row: m sums in registers, the weight's bytes loaded (and their
+/// magnitudes made: x·w = w·x) once. m is a constant at each call, so the loops over rows unroll.
 CK_INLINE void ck_rows_i8(int m, const int8_t *a, ptrdiff_t lda, const int8_t *w, ptrdiff_t k, int32_t *out) {
     ck_v8i s[8];
     for (int r = 0; r < m; r++) s[r] = (ck_v8i){0};
     ptrdiff_t i = 0;
-    for (; i + 32 <= k; i += 32)
-        for (int r = 0; r < m; r++) s[r] = CK_DOT32_I8(s[r], a + r * lda + i, w + i);
+    for (; i + 32 <= k; i += 32) {
+        ck_shared32_i8 shared = ck_share32_i8(w + i);
+        for (int r = 0; r < m; r++) s[r] = ck_dot32_shared_i8(s[r], shared, a + r * lda + i);
+    }
     for (int r = 0; r < m; r++) {
         int32_t total = ck_sum_i32(s[r]);
         for (ptrdiff_t j = i; j < k; j++) total += (int32_t)a[r * lda + j] * w[j];
