@@ -138,6 +138,13 @@ final class StreamingTranscription {
     /// Decodes the buffer and commits what the policy allows; with `final`, commits every word (a flush). Returns nil
     /// when nothing was decoded (too little audio, or silence).
     func update(final: Bool) throws -> Update? {
+        let result = try nextUpdate(final: final)
+        if let result { shownVolatile = result.volatile }
+        return result
+    }
+
+    /// `update`'s work; nil leaves the volatile words shown as they were.
+    private func nextUpdate(final: Bool) throws -> Update? {
         let started = Date()
         let audioTime = receivedSeconds
         decodedThrough = receivedSamples
@@ -147,7 +154,6 @@ final class StreamingTranscription {
             // Nothing to say: keep the last second (a word may be starting) and drop the rest.
             let pending = agreement.previous
             agreement.reset()
-            shownVolatile = []
             if final && !pending.isEmpty {
                 dropSilence()
                 return commitAll(pending, audioTime: audioTime, started: started)
@@ -163,7 +169,6 @@ final class StreamingTranscription {
             let tail = max(0, min(buffer.count, Int(lastEnd * Double(WhisperTime.sampleRate)) - bufferStart))
             if isSilent(Array(buffer[tail...])) {
                 let hadVolatile = !agreement.previous.isEmpty
-                shownVolatile = []
                 // Silence after the words confirms the punctuation the last decode put after them.
                 let committed = commit(Self.punctuationOnly(agreement.previous))
                 agreement.reset()
@@ -219,7 +224,6 @@ final class StreamingTranscription {
             result = Update(
                 committed: commit(committed), volatile: Array(pending[..<shown]), audioTime: audioTime,
                 computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
-            shownVolatile = result.volatile
         }
         trim(final: final)
         return result
@@ -339,7 +343,6 @@ final class StreamingTranscription {
     /// Commits `words` but their unlikely end (see `trailingWordMinimumConfidence`): the end of a flush.
     private func commitAll(_ words: [TimedWord], audioTime: Double, started: Date) -> Update {
         agreement.reset()
-        shownVolatile = []
         return Update(
             committed: commit(Array(words.prefix(Self.countWithoutEnd(of: words, where: isUnlikelyAtEnd)))), volatile: [],
             audioTime: audioTime,
