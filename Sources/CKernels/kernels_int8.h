@@ -40,7 +40,6 @@ CK_INLINE ck_v8i ck_dot32_i8(ck_v8i acc, const int8_t *x, const int8_t *w) {
 }
 CK_INLINE ck_v8i ck_dot32_shared_i8(ck_v8i acc, ck_shared32_i8 x, const int8_t *w) { return ck_dot32_i8(acc, x.values, w); }
 #endif
-#define CK_DOT32_I8(acc, x, w) ck_dot32_i8((acc), (x), (w))
 
 /// The sum of acc's lanes.
 CK_INLINE int32_t ck_sum_i32(ck_v8i v) { return v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7]; }
@@ -94,7 +93,7 @@ CK_ATTR static void ck_quantize_rows(const float *x, ptrdiff_t rows, ptrdiff_t c
 CK_INLINE int32_t ck_dot_i8(const int8_t *x, const int8_t *w, ptrdiff_t k) {
     ck_v8i s = {0};
     ptrdiff_t i = 0;
-    for (; i + 32 <= k; i += 32) s = CK_DOT32_I8(s, x + i, w + i);
+    for (; i + 32 <= k; i += 32) s = ck_dot32_i8(s, x + i, w + i);
     int32_t total = ck_sum_i32(s);
     for (; i < k; i++) total += (int32_t)x[i] * w[i];
     return total;
