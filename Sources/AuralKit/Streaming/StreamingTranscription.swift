@@ -172,7 +172,7 @@ final class StreamingTranscription {
                 // Silence after the words confirms the punctuation the last decode put after them.
                 let committed = commit(Self.punctuationOnly(agreement.previous))
                 agreement.reset()
-                if final { trim(final: true) }
+                if final { _ = trim(final: true) }
                 return hadVolatile
                     ? Update(committed: committed, volatile: [], audioTime: audioTime,
                         computeSeconds: Date().timeIntervalSince(started), isFinal: final, alternatives: [])
@@ -225,7 +225,11 @@ final class StreamingTranscription {
                 committed: commit(committed), volatile: Array(pending[..<shown]), audioTime: audioTime,
                 computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
         }
-        trim(final: final)
+        let forced = trim(final: final)
+        if !forced.isEmpty {
+            result.committed += forced
+            result.volatile = []
+        }
         return result
     }
 
@@ -378,35 +382,38 @@ final class StreamingTranscription {
     // MARK: - The buffer
 
     /// After a flush the buffer restarts empty; otherwise a buffer over `maxBufferSeconds` is cut at the end of the
-    /// committed word before the last one, and the committed words before the cut become previous text.
-    private func trim(final: Bool) {
+    /// committed word before the last one, and the committed words before the cut become previous text. Returns the
+    /// words a forced cut made final (see `forceCut`), which the update must deliver.
+    private func trim(final: Bool) -> [TimedWord] {
         if final {
             moveToPrompt(committedInBuffer.count)
             bufferStart += buffer.count
             buffer.removeAll(keepingCapacity: true)
-            return
+            return []
         }
         let seconds = Double(buffer.count) / Double(WhisperTime.sampleRate)
         guard seconds > configuration.maxBufferSeconds, committedInBuffer.count >= 2 else {
-            if seconds > 28 { forceCut() }
-            return
+            return seconds > 28 ? forceCut() : []
         }
         let cutWord = committedInBuffer.count - 2
         let cutSample = Int(committedInBuffer[cutWord].end * Double(WhisperTime.sampleRate))
-        guard cutSample > bufferStart else { return }
+        guard cutSample > bufferStart else { return [] }
         cut(at: cutSample)
         moveToPrompt(cutWord + 1)
+        return []
     }
 
-    /// A buffer near Whisper's 30 s with nothing agreed: the pending words become final so the audio can go.
-    private func forceCut() {
+    /// A buffer near Whisper's 30 s that could not be trimmed (too few committed words, or `maxBufferSeconds` above
+    /// it): the pending words but their unlikely end become final so the audio can go, and are returned as delivered.
+    private func forceCut() -> [TimedWord] {
         let pending = agreement.previous
         agreement.reset()
-        _ = commit(pending)
+        let forced = commit(Array(pending.prefix(Self.countWithoutEnd(of: pending, where: isUnlikelyAtEnd))))
         let keep = committedInBuffer.count >= 2 ? committedInBuffer.count - 1 : committedInBuffer.count
         let cutSample = keep > 0 ? Int(committedInBuffer[keep - 1].end * Double(WhisperTime.sampleRate)) : bufferStart + buffer.count / 2
         cut(at: max(cutSample, bufferStart + buffer.count / 2))
         moveToPrompt(keep)
+        return forced
     }
 
     private func cut(at sample: Int) {

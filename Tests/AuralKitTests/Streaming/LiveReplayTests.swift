@@ -65,6 +65,23 @@ struct LiveReplayTests {
         return WordErrorRate.words(offline).joined(separator: " ").contains(phrase + " " + phrase)
     }
 
+    @Test("a buffer that reaches Whisper's 30 s with words pending delivers them as final before it is cut")
+    func forcedCutDeliversPendingWords() async throws {
+        // Updates every 10 s with a 40 s buffer limit: the third update's buffer holds 30 s, so the policy must cut it
+        // whatever was agreed, and the words of that decode that were still pending become final there. Those words
+        // must reach the finals: they leave the audio the next decodes hear.
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
+        let samples = try Fixtures.samples("two_cities.wav")
+        let events = try await offPool { try LiveReplay(model: model, cadence: 10, maxBufferSeconds: 40).run(samples) }
+        let offline = try await offPool {
+            try Transcriber(model: model).transcribe(samples, options: DecodingOptions(language: "en")).segments.map(\.text).joined()
+        }
+        let live = events.flatMap(\.committed).map(\.text).joined()
+        #expect(WordErrorRate.percent(reference: offline, hypothesis: live) <= 6, "live: \(live)\nfile: \(offline)")
+        let cut = try #require(events.first { $0.audioTime >= 29 && $0.audioTime < 31 })
+        #expect(cut.volatile.isEmpty, "the forced words are final, not volatile: \(cut.volatile)")
+    }
+
     @Test("aligned commit: words become final no later than with LocalAgreement, and the text still holds the recording")
     func alignedCommit() async throws {
         let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"))
