@@ -55,9 +55,7 @@ public final class WhisperModel: Sendable {
     /// - Throws: `WhisperModelError` naming the missing or malformed file, or `.engineUnavailable` without OpenBLAS
     ///   (or, for int8, without oneDNN).
     public init(folder: URL, computeType: ComputeType = .float32) throws {
-        _ = try OpenBLAS.loaded.get()
         let computeType = computeType.resolved
-        if computeType == .int8 { _ = try OneDNN.loaded.get() }
         self.computeType = computeType
         self.folder = folder
         var isDirectory: ObjCBool = false
@@ -65,9 +63,14 @@ public final class WhisperModel: Sendable {
             throw WhisperModelError.missingFile(path: folder.path)
         }
         let config = try ModelConfig(url: folder.appendingPathComponent("config.json"))
-        // The tokenizer (mostly reading vocabulary.txt, and tokenizer.json on a first load) loads on a thread of its
-        // own while the weights load here.
+        // Three threads share the load: the tokenizer (mostly reading vocabulary.txt, and tokenizer.json on a first
+        // load) on one, the libraries and the encoder's weights on another, the decoder's weights (the larger part,
+        // with the embedding) here.
         let tokenizerLoad = BackgroundLoad { try Tokenizer(folder: folder) }
+        let libraryLoad = BackgroundLoad {
+            _ = try OpenBLAS.loaded.get()
+            if computeType == .int8 { _ = try OneDNN.loaded.get() }
+        }
         let file = try ModelFile(url: folder.appendingPathComponent("model.bin"))
         guard file.specName == "WhisperSpec" else {
             throw WhisperModelError.unsupportedModel(
@@ -91,8 +94,11 @@ public final class WhisperModel: Sendable {
         guard activation == 3 else {
             throw WhisperModelError.unsupportedModel(path: folder.path, reason: "activation \(activation) is not exact GELU")
         }
-        encoder = try EncoderWeights(file, width: modelWidth, heads: headCount, computeType: computeType)
-        decoder = try DecoderWeights(file, width: modelWidth, heads: headCount, computeType: computeType)
+        let (width, heads) = (modelWidth, headCount)
+        let encoderLoad = BackgroundLoad { try EncoderWeights(file, width: width, heads: heads, computeType: computeType) }
+        decoder = try DecoderWeights(file, width: width, heads: heads, computeType: computeType)
+        try libraryLoad.result()
+        encoder = try encoderLoad.result()
         tokenizer = try tokenizerLoad.result()
         guard vocabularySize == tokenizer.vocabularySize else {
             throw WhisperModelError.corruptModel(
@@ -103,7 +109,6 @@ public final class WhisperModel: Sendable {
         suppressTokens = config.suppressIDs
         suppressTokensAtBegin = config.suppressIDsBegin
         let layers = decoder.layers.count
-        let heads = headCount
         alignmentHeads = config.alignmentHeads.isEmpty
             ? (layers / 2..<layers).flatMap { l in (0..<heads).map { (l, $0) } }
             : config.alignmentHeads.filter { $0.layer < layers && $0.head < heads }

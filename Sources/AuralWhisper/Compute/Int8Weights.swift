@@ -68,7 +68,7 @@ struct Int8Weights: Sendable {
         for o in 0..<outFeatures {
             let row = values.pointer + o * inFeatures
             var total: Int32 = 0
-            for i in 0..<inFeatures { total += Int32(row[i]) }
+            for i in 0..<inFeatures { total &+= Int32(row[i]) }  // at most 127 × inFeatures: no overflow
             sums[o] = total
         }
         return sums

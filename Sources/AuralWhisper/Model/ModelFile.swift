@@ -5,7 +5,7 @@ import Foundation
 ///
 /// Layout (little-endian, no alignment): version, spec name and revision, the variables (name, rank, dims,
 /// dtype, byte count, payload), then aliases. See `whisper-engine.md` §1.
-struct ModelFile {
+struct ModelFile: Sendable {
     /// A tensor's element type as CTranslate2 stores it.
     enum DataType: UInt8 {
         case float32 = 0, int8 = 1, int16 = 2, int32 = 3, float16 = 4, bfloat16 = 5
