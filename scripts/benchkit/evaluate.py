@@ -155,6 +155,7 @@ def main(argv=None):
                       f"aural={paths.aural})", ""] + overall_table(totals) + [""] + per_file_table(rows)) + "\n"
     print(text)
     if args.output:
+        os.makedirs(os.path.dirname(os.path.abspath(args.output)), exist_ok=True)
         with open(args.output, "w", encoding="utf-8") as fh:
             fh.write(text)
         with open(os.path.splitext(args.output)[0] + ".jsonl", "w", encoding="utf-8") as fh:
