@@ -13,6 +13,8 @@
 #define CK_MADD(s, a, b) ((ck_v8)_mm256_fmadd_ps((a), (b), (s)))
 #define CK_LOAD_F16(p) ((ck_v8)_mm256_cvtph_ps(_mm_loadu_si128((const __m128i *)(const void *)(p))))
 #define CK_F16(h) _cvtsh_ss(h)
+#define CK_STORE_F16(p, v) _mm_storeu_si128((__m128i *)(void *)(p), _mm256_cvtps_ph((__m256)(v), _MM_FROUND_TO_NEAREST_INT))
+#define CK_TO_F16(x) _cvtss_sh((x), _MM_FROUND_TO_NEAREST_INT)
 #define CK_X86_INT8 1
 #define CK_ATTENTION_VECTORS 4
 

@@ -21,6 +21,19 @@ static inline ck_half8 ck_half_bits(const uint16_t *p) {
     return h;
 }
 #define CK_LOAD_F16(p) __builtin_convertvector(ck_half_bits(p), ck_v8)
+typedef float ck_float8 __attribute__((vector_size(32)));
+static inline void ck_store_half8(uint16_t *p, ck_float8 v) {
+    ck_half8 h = __builtin_convertvector(v, ck_half8);
+    __builtin_memcpy(p, &h, sizeof h);
+}
+#define CK_STORE_F16(p, v) ck_store_half8((p), (v))
+static inline uint16_t ck_float_to_half_bits(float x) {
+    __fp16 h = (__fp16)x;
+    uint16_t bits;
+    __builtin_memcpy(&bits, &h, sizeof bits);
+    return bits;
+}
+#define CK_TO_F16(x) ck_float_to_half_bits(x)
 static inline float ck_half_bits_to_float(uint16_t bits) {
     __fp16 h;
     __builtin_memcpy(&h, &bits, sizeof h);
@@ -64,6 +77,29 @@ static inline float ck_half_bits_to_float(uint16_t bits) {
     return value;
 }
 #define CK_F16(h) ck_half_bits_to_float(h)
+/// x as binary16 bits, rounded to nearest with ties to even, with integer operations (no F16C at the baseline):
+/// the exponent rebased from float's bias to half's and the mantissa rounded on its dropped 13 bits; magnitudes
+/// below 2^-14 (subnormal halves) counted in units of 2^-24, exactly, then rounded; 65520 and above give infinity.
+static inline uint16_t ck_float_to_half_bits(float x) {
+    uint32_t bits;
+    __builtin_memcpy(&bits, &x, sizeof bits);
+    uint16_t sign = (uint16_t)((bits >> 16) & 0x8000);
+    uint32_t magnitude = bits & 0x7fffffff;
+    if (magnitude > 0x7f800000) return sign | 0x7e00 | (uint16_t)((magnitude >> 13) & 0x3ff);  // NaN, made quiet
+    if (magnitude >= 0x477ff000) return sign | 0x7c00;
+    if (magnitude < 0x38800000) {
+        float value;
+        __builtin_memcpy(&value, &magnitude, sizeof value);
+        return sign | (uint16_t)__builtin_rintf(value * 0x1p24f);
+    }
+    uint32_t rebased = magnitude - 0x38000000;
+    return sign | (uint16_t)((rebased + 0xfff + ((rebased >> 13) & 1)) >> 13);
+}
+#define CK_TO_F16(x) ck_float_to_half_bits(x)
+static inline void ck_store_half8(uint16_t *p, ck_f32x8 v) {
+    for (int lane = 0; lane < 8; lane++) p[lane] = ck_float_to_half_bits(v[lane]);
+}
+#define CK_STORE_F16(p, v) ck_store_half8((p), (v))
 #endif
 
 #include "kernels_body.h"

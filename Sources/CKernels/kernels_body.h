@@ -3,6 +3,7 @@
 //   CK_TABLE             the name of the level's table, CK_LEVEL its CK_LEVEL_… value,
 //   CK_MADD(s, a, b)     s + a·b on eight lanes, fused where the level has FMA,
 //   CK_LOAD_F16(p)       eight float16 values (bits) from p as floats, CK_F16(h) one,
+//   CK_STORE_F16(p, v)   eight floats to p as float16 bits (nearest, ties to even), CK_TO_F16(x) one,
 // and then includes this file. The arithmetic follows the Swift SIMD8 kernels these replaced, in the same order:
 // eight-lane partial sums added lane 0 to 7, fused multiply-adds exactly where those used `addProduct`, and no
 // other contraction (the including files turn FP_CONTRACT off).
@@ -236,6 +237,12 @@ CK_ATTR static void ck_half_to_float(const void *h, ptrdiff_t count, float *out)
     }
 }
 
+CK_ATTR static void ck_float_to_half(const float *x, ptrdiff_t count, uint16_t *out) {
+    ptrdiff_t i = 0;
+    for (; i + 8 <= count; i += 8) CK_STORE_F16(out + i, ck_load(x + i));
+    for (; i < count; i++) out[i] = CK_TO_F16(x[i]);
+}
+
 /// exp of eight lanes for inputs ≤ 0: Cody–Waite range reduction and a degree-6 polynomial (Cephes expf), about
 /// 1 ulp; lanes below −87.3 give 0. The integer part is rounded with the 1.5·2²³ trick, in vector registers.
 CK_INLINE ck_v8 ck_exp8(ck_v8 input) {
@@ -381,103 +388,114 @@ CK_ATTR static void ck_log_softmax(const float *x, ptrdiff_t count, float *out) 
 /// and loop: 0.77–0.95 ms a layer before, 0.35–0.49 ms after).
 #define CK_VALUES_CHUNK 32
 
-/// The scores of ROWS (a constant after inlining) query rows for keys j ..< j + 8·vectors: each key vector is loaded
-/// once for all the rows, and every score is the fused sum over c in order, as for one row alone.
-CK_INLINE void ck_scores_block(const float *query, ptrdiff_t query_stride, const int rows, const int vectors,
-                               const float *keys, ptrdiff_t length, ptrdiff_t width, ptrdiff_t j, float *out,
-                               ptrdiff_t out_stride) {
-    ck_v8 sums[5][CK_ATTENTION_VECTORS];
-    for (int r = 0; r < rows; r++)
-        for (int v = 0; v < vectors; v++) sums[r][v] = ck_splat(0);
-    for (ptrdiff_t c = 0; c < width; c++) {
-        const float *row = keys + c * length + j;
-        for (int v = 0; v < vectors; v += 2) __builtin_prefetch(row + CK_PREFETCH_AHEAD + 8 * v);
-        ck_v8 k[CK_ATTENTION_VECTORS];
-        for (int v = 0; v < vectors; v++) k[v] = ck_load(row + 8 * v);
-        for (int r = 0; r < rows; r++) {
-            ck_v8 q = ck_splat(query[r * query_stride + c]);
-            for (int v = 0; v < vectors; v++) sums[r][v] = CK_MADD(sums[r][v], q, k[v]);
-        }
+// One key/value element type's cross-attention kernels; E is the element type, LOAD8/ONE read it as floats (E[i]
+// at ONE(p, i)). The float32 and float16 builds do the same arithmetic on the same floats once loaded.
+#define CK_CROSS_ATTENTION(NAME, E, LOAD8, ONE)                                                                        \
+    /* The scores of ROWS (a constant after inlining) query rows for keys j ..< j + 8·vectors: each key vector is    \
+       loaded once for all the rows, and every score is the fused sum over c in order, as for one row alone. */      \
+    CK_INLINE void NAME##_scores_block(const float *query, ptrdiff_t query_stride, const int rows, const int vectors,  \
+                                       const E *keys, ptrdiff_t length, ptrdiff_t width, ptrdiff_t j, float *out,      \
+                                       ptrdiff_t out_stride) {                                                         \
+        ck_v8 sums[5][CK_ATTENTION_VECTORS];                                                                           \
+        for (int r = 0; r < rows; r++)                                                                                 \
+            for (int v = 0; v < vectors; v++) sums[r][v] = ck_splat(0);                                                \
+        for (ptrdiff_t c = 0; c < width; c++) {                                                                        \
+            const E *row = keys + c * length + j;                                                                      \
+            for (int v = 0; v < vectors; v += 2) __builtin_prefetch(row + CK_PREFETCH_AHEAD + 8 * v);                 \
+            ck_v8 k[CK_ATTENTION_VECTORS];                                                                             \
+            for (int v = 0; v < vectors; v++) k[v] = LOAD8(row + 8 * v);                                               \
+            for (int r = 0; r < rows; r++) {                                                                           \
+                ck_v8 q = ck_splat(query[r * query_stride + c]);                                                       \
+                for (int v = 0; v < vectors; v++) sums[r][v] = CK_MADD(sums[r][v], q, k[v]);                           \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (int r = 0; r < rows; r++)                                                                                 \
+            for (int v = 0; v < vectors; v++) ck_store(out + r * out_stride + j + 8 * v, sums[r][v]);                  \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* All of a head's scores for ROWS query rows: blocks of CK_ATTENTION_BLOCK keys, then of 8, then one key at a    \
+       time. */                                                                                                        \
+    CK_INLINE void NAME##_scores_rows(const float *query, ptrdiff_t query_stride, const int rows, const E *keys,       \
+                                      ptrdiff_t length, ptrdiff_t width, float *out, ptrdiff_t out_stride) {           \
+        ptrdiff_t j = 0;                                                                                               \
+        for (; j + CK_ATTENTION_BLOCK <= length; j += CK_ATTENTION_BLOCK)                                              \
+            NAME##_scores_block(query, query_stride, rows, CK_ATTENTION_VECTORS, keys, length, width, j, out,          \
+                                out_stride);                                                                           \
+        for (; j + 8 <= length; j += 8)                                                                                \
+            NAME##_scores_block(query, query_stride, rows, 1, keys, length, width, j, out, out_stride);                \
+        for (int r = 0; r < rows; r++) {                                                                               \
+            for (ptrdiff_t t = j; t < length; t++) {                                                                   \
+                float s = 0;                                                                                           \
+                for (ptrdiff_t c = 0; c < width; c++) s += query[r * query_stride + c] * ONE(keys, c * length + t);    \
+                out[r * out_stride + t] = s;                                                                           \
+            }                                                                                                          \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    CK_ATTR static void NAME##_scores(const float *query, ptrdiff_t query_stride, int rows, const E *keys,             \
+                                      ptrdiff_t length, ptrdiff_t width, float *out, ptrdiff_t out_stride) {           \
+        switch (rows) {                                                                                                \
+        case 1: NAME##_scores_rows(query, query_stride, 1, keys, length, width, out, out_stride); break;               \
+        case 2: NAME##_scores_rows(query, query_stride, 2, keys, length, width, out, out_stride); break;               \
+        case 3: NAME##_scores_rows(query, query_stride, 3, keys, length, width, out, out_stride); break;               \
+        case 4: NAME##_scores_rows(query, query_stride, 4, keys, length, width, out, out_stride); break;               \
+        default: NAME##_scores_rows(query, query_stride, 5, keys, length, width, out, out_stride); break;              \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* The weighted values of ROWS (a constant after inlining) rows for columns column ..< column + 8·vectors, over   \
+       the values' rows first ..< end: each value vector is loaded once for all the rows, and every output is the     \
+       fused sum over j in order, as for one row alone (the sum so far is read back from `out` after the first        \
+       chunk). */                                                                                                      \
+    CK_INLINE void NAME##_values_block(const float *weights, const int rows, const int vectors, ptrdiff_t length,       \
+                                       ptrdiff_t first, ptrdiff_t end, const E *values, ptrdiff_t width,               \
+                                       ptrdiff_t column, float *out, ptrdiff_t out_stride) {                           \
+        ck_v8 sums[5][CK_ATTENTION_VECTORS];                                                                           \
+        for (int r = 0; r < rows; r++)                                                                                 \
+            for (int v = 0; v < vectors; v++)                                                                          \
+                sums[r][v] = first == 0 ? ck_splat(0) : ck_load(out + r * out_stride + column + 8 * v);                \
+        for (ptrdiff_t j = first; j < end; j++) {                                                                      \
+            const E *row = values + j * width + column;                                                                \
+            ck_v8 x[CK_ATTENTION_VECTORS];                                                                             \
+            for (int v = 0; v < vectors; v++) x[v] = LOAD8(row + 8 * v);                                               \
+            for (int r = 0; r < rows; r++) {                                                                           \
+                ck_v8 p = ck_splat(weights[r * length + j]);                                                           \
+                for (int v = 0; v < vectors; v++) sums[r][v] = CK_MADD(sums[r][v], p, x[v]);                           \
+            }                                                                                                          \
+        }                                                                                                              \
+        for (int r = 0; r < rows; r++)                                                                                 \
+            for (int v = 0; v < vectors; v++) ck_store(out + r * out_stride + column + 8 * v, sums[r][v]);             \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* All columns for ROWS rows, CK_VALUES_CHUNK values' rows at a time: every column block of a chunk before the    \
+       next. */                                                                                                        \
+    CK_INLINE void NAME##_values_rows(const float *weights, const int rows, ptrdiff_t length, const E *values,          \
+                                      ptrdiff_t width, float *out, ptrdiff_t out_stride) {                             \
+        for (ptrdiff_t first = 0; first < length || first == 0; first += CK_VALUES_CHUNK) { /* no values: zeros */     \
+            ptrdiff_t end = first + CK_VALUES_CHUNK < length ? first + CK_VALUES_CHUNK : length;                       \
+            ptrdiff_t column = 0;                                                                                      \
+            for (; column + CK_ATTENTION_BLOCK <= width; column += CK_ATTENTION_BLOCK)                                 \
+                NAME##_values_block(weights, rows, CK_ATTENTION_VECTORS, length, first, end, values, width, column,    \
+                                    out, out_stride);                                                                  \
+            for (; column < width; column += 8)                                                                        \
+                NAME##_values_block(weights, rows, 1, length, first, end, values, width, column, out, out_stride);     \
+        }                                                                                                              \
+    }                                                                                                                  \
+                                                                                                                       \
+    /* Up to five rows (weights `length` apart), a block of columns at a time. */                                      \
+    CK_ATTR static void NAME##_values(const float *weights, int rows, ptrdiff_t length, const E *values,               \
+                                      ptrdiff_t width, float *out, ptrdiff_t out_stride) {                             \
+        switch (rows) {                                                                                                \
+        case 1: NAME##_values_rows(weights, 1, length, values, width, out, out_stride); break;                         \
+        case 2: NAME##_values_rows(weights, 2, length, values, width, out, out_stride); break;                         \
+        case 3: NAME##_values_rows(weights, 3, length, values, width, out, out_stride); break;                         \
+        case 4: NAME##_values_rows(weights, 4, length, values, width, out, out_stride); break;                         \
+        default: NAME##_values_rows(weights, 5, length, values, width, out, out_stride); break;                        \
+        }                                                                                                              \
     }
-    for (int r = 0; r < rows; r++)
-        for (int v = 0; v < vectors; v++) ck_store(out + r * out_stride + j + 8 * v, sums[r][v]);
-}
 
-/// All of a head's scores for ROWS query rows: blocks of CK_ATTENTION_BLOCK keys, then of 8, then one key at a time.
-CK_INLINE void ck_scores_rows(const float *query, ptrdiff_t query_stride, const int rows, const float *keys,
-                              ptrdiff_t length, ptrdiff_t width, float *out, ptrdiff_t out_stride) {
-    ptrdiff_t j = 0;
-    for (; j + CK_ATTENTION_BLOCK <= length; j += CK_ATTENTION_BLOCK)
-        ck_scores_block(query, query_stride, rows, CK_ATTENTION_VECTORS, keys, length, width, j, out, out_stride);
-    for (; j + 8 <= length; j += 8)
-        ck_scores_block(query, query_stride, rows, 1, keys, length, width, j, out, out_stride);
-    for (int r = 0; r < rows; r++) {
-        for (ptrdiff_t t = j; t < length; t++) {
-            float s = 0;
-            for (ptrdiff_t c = 0; c < width; c++) s += query[r * query_stride + c] * keys[c * length + t];
-            out[r * out_stride + t] = s;
-        }
-    }
-}
-
-CK_ATTR static void ck_attention_scores(const float *query, ptrdiff_t query_stride, int rows, const float *keys,
-                                        ptrdiff_t length, ptrdiff_t width, float *out, ptrdiff_t out_stride) {
-    switch (rows) {
-    case 1: ck_scores_rows(query, query_stride, 1, keys, length, width, out, out_stride); break;
-    case 2: ck_scores_rows(query, query_stride, 2, keys, length, width, out, out_stride); break;
-    case 3: ck_scores_rows(query, query_stride, 3, keys, length, width, out, out_stride); break;
-    case 4: ck_scores_rows(query, query_stride, 4, keys, length, width, out, out_stride); break;
-    default: ck_scores_rows(query, query_stride, 5, keys, length, width, out, out_stride); break;
-    }
-}
-
-/// The weighted values of ROWS (a constant after inlining) rows for columns column ..< column + 8·vectors, over the
-/// values' rows first ..< end: each value vector is loaded once for all the rows, and every output is the fused sum
-/// over j in order, as for one row alone (the sum so far is read back from `out` after the first chunk).
-CK_INLINE void ck_values_block(const float *weights, const int rows, const int vectors, ptrdiff_t length,
-                               ptrdiff_t first, ptrdiff_t end, const float *values, ptrdiff_t width, ptrdiff_t column,
-                               float *out, ptrdiff_t out_stride) {
-    ck_v8 sums[5][CK_ATTENTION_VECTORS];
-    for (int r = 0; r < rows; r++)
-        for (int v = 0; v < vectors; v++)
-            sums[r][v] = first == 0 ? ck_splat(0) : ck_load(out + r * out_stride + column + 8 * v);
-    for (ptrdiff_t j = first; j < end; j++) {
-        const float *row = values + j * width + column;
-        ck_v8 x[CK_ATTENTION_VECTORS];
-        for (int v = 0; v < vectors; v++) x[v] = ck_load(row + 8 * v);
-        for (int r = 0; r < rows; r++) {
-            ck_v8 p = ck_splat(weights[r * length + j]);
-            for (int v = 0; v < vectors; v++) sums[r][v] = CK_MADD(sums[r][v], p, x[v]);
-        }
-    }
-    for (int r = 0; r < rows; r++)
-        for (int v = 0; v < vectors; v++) ck_store(out + r * out_stride + column + 8 * v, sums[r][v]);
-}
-
-/// All columns for ROWS rows, CK_VALUES_CHUNK values' rows at a time: every column block of a chunk before the next.
-CK_INLINE void ck_values_rows(const float *weights, const int rows, ptrdiff_t length, const float *values,
-                              ptrdiff_t width, float *out, ptrdiff_t out_stride) {
-    for (ptrdiff_t first = 0; first < length || first == 0; first += CK_VALUES_CHUNK) {  // no values: zeros
-        ptrdiff_t end = first + CK_VALUES_CHUNK < length ? first + CK_VALUES_CHUNK : length;
-        ptrdiff_t column = 0;
-        for (; column + CK_ATTENTION_BLOCK <= width; column += CK_ATTENTION_BLOCK)
-            ck_values_block(weights, rows, CK_ATTENTION_VECTORS, length, first, end, values, width, column, out, out_stride);
-        for (; column < width; column += 8)
-            ck_values_block(weights, rows, 1, length, first, end, values, width, column, out, out_stride);
-    }
-}
-
-/// Up to five rows (weights `length` apart), a block of columns at a time.
-CK_ATTR static void ck_attention_values(const float *weights, int rows, ptrdiff_t length, const float *values,
-                                        ptrdiff_t width, float *out, ptrdiff_t out_stride) {
-    switch (rows) {
-    case 1: ck_values_rows(weights, 1, length, values, width, out, out_stride); break;
-    case 2: ck_values_rows(weights, 2, length, values, width, out, out_stride); break;
-    case 3: ck_values_rows(weights, 3, length, values, width, out, out_stride); break;
-    case 4: ck_values_rows(weights, 4, length, values, width, out, out_stride); break;
-    default: ck_values_rows(weights, 5, length, values, width, out, out_stride); break;
-    }
-}
+CK_CROSS_ATTENTION(ck_attention, float, ck_load8_f32, ck_f32)
+CK_CROSS_ATTENTION(ck_attention_f16, uint16_t, ck_load8_f16, ck_f16)
 
 #include "kernels_int8.h"
 
@@ -494,6 +512,9 @@ const ck_kernels CK_TABLE = {
     .log_softmax = ck_log_softmax,
     .attention_scores = ck_attention_scores,
     .attention_values = ck_attention_values,
+    .attention_scores_f16 = ck_attention_f16_scores,
+    .attention_values_f16 = ck_attention_f16_values,
+    .float_to_half = ck_float_to_half,
     .lstm_cell = ck_lstm_cell,
     .quantize_rows = ck_quantize_rows,
     .skinny_i8 = ck_skinny_i8,

@@ -166,6 +166,63 @@ struct KernelTests {
         }
     }
 
+    /// The float16 kernels do the float32 kernels' arithmetic on the floats they read, so on float16 keys and values
+    /// they give the same bits as the float32 kernels on the same values widened.
+    @Test("cross-attention with float16 keys and values equals float32 on the same values", arguments: levels, 1...5)
+    func crossAttentionHalf(level: CPUFeatures.Level, rows: Int) {
+        let kernels = KernelSet(level: level)
+        let width = 64
+        for length in [1, 7, 75, 203] {
+            let queryStride = width + 3
+            let query = Self.random(rows * queryStride, seed: length)
+            let halfKeys = Self.random(width * length, seed: length + 1).map { Float16($0).bitPattern }
+            let keys = halfKeys.map { Float(Float16(bitPattern: $0)) }
+            var fromHalf = [Float](repeating: 7, count: rows * length), fromFloat = fromHalf
+            CrossAttention.scores(
+                query: query, queryStride: queryStride, rows: rows, halfKeys: halfKeys, length: length, width: width,
+                into: &fromHalf, outputStride: length, kernels: kernels)
+            CrossAttention.scores(
+                query: query, queryStride: queryStride, rows: rows, keys: keys, length: length, width: width,
+                into: &fromFloat, outputStride: length, kernels: kernels)
+            #expect(fromHalf.map(\.bitPattern) == fromFloat.map(\.bitPattern), "scores, length \(length)")
+            let weights = Self.random(rows * length, seed: length + 2, in: 0...1)
+            let halfValues = Self.random(length * width, seed: length + 3).map { Float16($0).bitPattern }
+            let values = halfValues.map { Float(Float16(bitPattern: $0)) }
+            var outHalf = [Float](repeating: 5, count: rows * width), outFloat = outHalf
+            CrossAttention.weightedValues(
+                weights: weights, rows: rows, length: length, halfValues: halfValues, width: width, into: &outHalf,
+                outputStride: width, kernels: kernels)
+            CrossAttention.weightedValues(
+                weights: weights, rows: rows, length: length, values: values, width: width, into: &outFloat,
+                outputStride: width, kernels: kernels)
+            #expect(outHalf.map(\.bitPattern) == outFloat.map(\.bitPattern), "values, length \(length)")
+        }
+    }
+
+    /// Rounding to nearest with ties to even is exact arithmetic, so every level must give Swift's `Float16(x)`
+    /// bits: on random floats of every magnitude, on each float16's neighbours and the midpoints between them (the
+    /// ties), and on subnormals, overflow and infinities.
+    @Test("float32 to float16 conversion rounds to nearest, ties to even", arguments: levels)
+    func floatToHalf(level: CPUFeatures.Level) {
+        var generator = SplitMix64(seed: 11)
+        var x: [Float] = (0..<20_000).map { _ in Float(bitPattern: UInt32.random(in: 0...UInt32.max, using: &generator)) }
+            .filter { !$0.isNaN }
+        for bits in stride(from: UInt16(0), to: 0x7c00, by: 7) {
+            let value = Float(Float16(bitPattern: bits)), next = Float(Float16(bitPattern: bits + 1))
+            let middle = (value + next) / 2  // exact: float has 13 more mantissa bits than float16
+            x += [value, middle, middle.nextUp, middle.nextDown, -middle]
+        }
+        x += [0, -0.0, 65504, 65519.996, 65520, 1e6, .infinity, -.infinity, 1e-8, 2.98e-8, 5.96e-8, -6.1e-5]
+        var out = [UInt16](repeating: 0, count: x.count)
+        KernelSet(level: level).table.pointee.float_to_half(x, x.count, &out)
+        for (value, bits) in zip(x, out) {
+            #expect(bits == Float16(value).bitPattern, "\(value)")
+        }
+        var nan = [UInt16](repeating: 0, count: 9)
+        KernelSet(level: level).table.pointee.float_to_half([Float](repeating: .nan, count: 9), 9, &nan)
+        #expect(nan.allSatisfy { Float16(bitPattern: $0).isNaN })
+    }
+
     /// Exact: every binary16 value is a binary32 value. Read from an odd address, as model files place variables.
     @Test("float16 to float32 conversion, all 65,536 values", arguments: levels)
     func halfToFloat(level: CPUFeatures.Level) {

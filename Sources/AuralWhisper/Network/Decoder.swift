@@ -87,8 +87,11 @@ final class DecoderState {
         self.audioLength = audioLength
         self.beamCapacity = max(1, beamCapacity)
         let d = weights.width
+        // The int8 compute type keeps the audio's keys and values in float16 (see `CrossAttention`).
         crossAttention = weights.layers.map {
-            CrossAttention(encoderOutput: encoderOutput, projection: $0.crossKV, audioLength: audioLength, heads: weights.heads)
+            CrossAttention(
+                encoderOutput: encoderOutput, projection: $0.crossKV, audioLength: audioLength, heads: weights.heads,
+                halfPrecision: $0.crossKV.int8 != nil)
         }
         let cacheSize = self.beamCapacity * weights.textContext * d
         selfKeys = weights.layers.map { _ in Tensor(count: cacheSize) }

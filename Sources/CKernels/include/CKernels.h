@@ -61,6 +61,15 @@ typedef struct ck_kernels {
     /// bits whatever rows come with it.
     void (*attention_values)(const float *weights, int rows, ptrdiff_t length, const float *values, ptrdiff_t width,
                              float *out, ptrdiff_t out_stride);
+    /// As attention_scores with the keys in float16 (IEEE binary16 bits): half the bytes a decoder step reads.
+    void (*attention_scores_f16)(const float *query, ptrdiff_t query_stride, int rows, const uint16_t *keys,
+                                 ptrdiff_t length, ptrdiff_t width, float *out, ptrdiff_t out_stride);
+    /// As attention_values with the values in float16 (IEEE binary16 bits).
+    void (*attention_values_f16)(const float *weights, int rows, ptrdiff_t length, const uint16_t *values,
+                                 ptrdiff_t width, float *out, ptrdiff_t out_stride);
+    /// out[i] = x[i] rounded to the nearest float16 (ties to even; beyond the range, ±infinity), as IEEE binary16
+    /// bits, for i < count: the same bits on every build.
+    void (*float_to_half)(const float *x, ptrdiff_t count, uint16_t *out);
 
     /// One LSTM cell step for `count` units (a multiple of 8), PyTorch's gate order: with g = gates + bias
     /// ([4][count]: input, forget, cell, output), cell = σ(g_f)·cell + σ(g_i)·tanh(g_c) and hidden = σ(g_o)·tanh(cell),
