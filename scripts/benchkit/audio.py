@@ -48,7 +48,11 @@ def clip(fixtures, cache):
 def _converted(name, fixtures, cache):
     path = os.path.join(cache, name + "-16k.wav")
     if not os.path.exists(path):
-        _sox(os.path.join(fixtures, name + ".wav"), "-D", "-r", "16000", "-c", "1", "-b", "16", path)
+        source = os.path.join(fixtures, name + ".wav")
+        if not os.path.exists(source):
+            raise SystemExit(f"bench: {source} is missing; scripts/setup makes the fixtures (make demo and make test "
+                             "run it), so run it once in this checkout")
+        _sox(source, "-D", "-r", "16000", "-c", "1", "-b", "16", path)
     return path
 
 

@@ -27,6 +27,12 @@ class CommandLineTests(unittest.TestCase):
         self.assertEqual(cli.parser().parse_args(["--audio", "none"]).audio, "none")
         self.assertEqual(audio.prepare("none", "/nonexistent/fixtures", tempfile.gettempdir()), {})
 
+    def test_missing_fixtures_say_to_run_the_setup(self):
+        with tempfile.TemporaryDirectory() as cache, self.assertRaises(SystemExit) as raised:
+            audio.prepare("short", "/nonexistent/fixtures", cache)
+        self.assertIn("/nonexistent/fixtures/two_cities.wav is missing; scripts/setup makes the fixtures",
+                      str(raised.exception))
+
     def test_unknown_engine_or_beam_is_a_usage_error(self):
         for argv in (["--engines", "aural-fp32,whisper"], ["--engines", "aural"], ["--beams", "1,five"]):
             with self.assertRaises(SystemExit), contextlib.redirect_stderr(io.StringIO()):
