@@ -7,15 +7,18 @@ import AuralWhisper
 import Foundation
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
         the default input; times are wall-clock
       --phase SECONDS: the first update after SECONDS of audio, the rest every cadence (where real-time updates fall)
+      --sweep N: replays each file N times, the first update after 0, 1/N, … (N−1)/N of a cadence, and reports the
+        whole set: where real-time updates fall varies from run to run, and the mean over phases measures the policy
+        better than one replay (deterministic replay only)
       --aligned MARGIN: commit words the alignment ends MARGIN seconds before the audio's end (default: LocalAgreement-2)
       --show: print each file's live and file text
-      --trace: print every update (replay: audio time, new finals, volatile words; real time: each display)
+      --trace: print every update (replay: audio time, new finals with their times and confidence, volatile words; real time: each display)
       references: the manifest's text when given, else each file's own offline transcription
     """
 
@@ -28,6 +31,7 @@ struct Item {
 var modelName = "tiny.en"
 var cadence = 0.5  // StreamingTranscription.Configuration.cadenceSeconds
 var phase: Double?
+var sweep = 1
 var realtime = false
 var computeType = AnalyzerConfiguration.default.computeType
 var manifest: String?
@@ -52,6 +56,7 @@ while !arguments.isEmpty {
     case "--model": modelName = value()
     case "--cadence": cadence = Double(value()) ?? cadence
     case "--phase": phase = Double(value())
+    case "--sweep": sweep = max(1, Int(value()) ?? 1)
     case "--realtime": realtime = true
     case "--manifest": manifest = value()
     case "--lang": language = value()
@@ -88,6 +93,10 @@ if let manifest {
         items.append(Item(name: object["id"] as? String ?? audio, url: base.appendingPathComponent(audio), reference: object["text"] as? String))
     }
 }
+if sweep > 1 && (realtime || phase != nil) {
+    FileHandle.standardError.write(Data("--sweep replays deterministically at phases of its own: leave out --realtime and --phase\n".utf8))
+    exit(64)
+}
 guard !items.isEmpty else {
     print(usage)
     exit(64)
@@ -108,7 +117,7 @@ nonisolated func cpuSeconds() -> Double {
 
 /// The displays of a deterministic replay, and its CPU seconds.
 @MainActor
-func replay(_ samples: [Float]) throws -> ([Display], Double) {
+func replay(_ samples: [Float], phase: Double?) throws -> ([Display], Double) {
     let cpu = cpuSeconds()
     let events = try LiveReplay(
         model: model, cadence: cadence, phase: phase, maxBufferSeconds: buffer, holdbackSeconds: holdback, policy: policy,
@@ -126,7 +135,7 @@ func replay(_ samples: [Float]) throws -> ([Display], Double) {
     }
     for event in events {
         if trace {
-            let committed = event.committed.map { String(format: "%@[%.2f–%.2f]", $0.text as NSString, $0.start, $0.end) }.joined()
+            let committed = event.committed.map { String(format: "%@[%.2f–%.2f p%.2f]", $0.text as NSString, $0.start, $0.end, $0.confidence) }.joined()
             print(String(format: "%6.2f s%@ final:%@ | volatile:%@", event.audioTime, event.isFlush ? " flush" : "",
                 committed as NSString, event.volatile.joined() as NSString))
         }
@@ -189,6 +198,8 @@ func live(_ url: URL) async throws -> ([Display], Double) {
 var reports: [LatencyReport] = []
 var totalAudio = 0.0
 var totalCPU = 0.0
+/// The first update of each replay: `--phase`, or the sweep's phases (0 is the default, the first update after a cadence).
+let phases: [Double?] = sweep == 1 ? [phase] : (0..<sweep).map { cadence * Double($0) / Double(sweep) }
 print("file                         dur_s  ΔWER_pt  first_mean  first_p50  first_p90  final_mean  final_p50  final_p90  flicker    cpu")
 for item in items {
     let samples = try AudioFileLoader.loadMono16k(url: item.url)
@@ -196,22 +207,25 @@ for item in items {
     let offline = try Transcriber(model: model).transcribe(samples, options: DecodingOptions(language: language, wordTimestamps: true))
     let fileText = offline.segments.map(\.text).joined()
     let referenceWords = offline.segments.flatMap { $0.words ?? [] }.map { (word: $0.word, end: $0.end) }
-    let (displays, cpu) = realtime ? try await live(item.url) : try replay(samples)
-    let report = LatencyReport(displays: displays, reference: referenceWords, referenceText: item.reference ?? fileText, fileText: fileText)
-    reports.append(report)
-    if show {
-        print("live: " + (displays.last?.finalText ?? ""))
-        print("file: " + fileText)
+    for phase in phases {
+        let (displays, cpu) = realtime ? try await live(item.url) : try replay(samples, phase: phase)
+        let report = LatencyReport(displays: displays, reference: referenceWords, referenceText: item.reference ?? fileText, fileText: fileText)
+        reports.append(report)
+        if show {
+            print("live: " + (displays.last?.finalText ?? ""))
+            print("file: " + fileText)
+        }
+        totalAudio += duration
+        totalCPU += cpu
+        let first = Summary(values: report.firstAppearance)
+        let final = Summary(values: report.commit)
+        let name = sweep == 1 ? item.name : String(item.name.prefix(22)) + String(format: " @%.2f", phase ?? 0)
+        print(String(
+            format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %5.1f%%",
+            name.prefix(28).padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, duration, report.liveWER - report.fileWER, first.mean, first.percentile(50),
+            first.percentile(90), final.mean, final.percentile(50), final.percentile(90), report.normalizedErasure,
+            100 * cpu / (realtime ? duration + 1.8 : duration)))
     }
-    totalAudio += duration
-    totalCPU += cpu
-    let first = Summary(values: report.firstAppearance)
-    let final = Summary(values: report.commit)
-    print(String(
-        format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %5.1f%%",
-        item.name.prefix(28).padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, duration, report.liveWER - report.fileWER, first.mean, first.percentile(50),
-        first.percentile(90), final.mean, final.percentile(50), final.percentile(90), report.normalizedErasure,
-        100 * cpu / (realtime ? duration + 1.8 : duration)))
 }
 let first = Summary(values: reports.flatMap(\.firstAppearance))
 let final = Summary(values: reports.flatMap(\.commit))
@@ -223,5 +237,5 @@ print(String(
     format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %5.1f%%",
     "overall".padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, totalAudio, liveWER - fileWER, first.mean, first.percentile(50), first.percentile(90), final.mean,
     final.percentile(50), final.percentile(90), words == 0 ? 0 : Double(erased) / Double(words), 100 * totalCPU / totalAudio))
-print("latencies in seconds from each word's end (offline word timestamps); ΔWER = live final WER − file WER, mean over files;")
+print("latencies in seconds from each word's end (offline word timestamps); ΔWER = live final WER − file WER, mean over files\(sweep > 1 ? " and phases" : "");")
 print("cpu = CPU seconds / audio seconds (100% = one core busy)")
