@@ -54,6 +54,12 @@ final class StreamingTranscription {
         /// the next update most often spells differently or drops. On the bundled recordings (`scripts/live-bench`)
         /// 0.5 took flicker from 0.20 to 0.07 for 0.06 s more until a word's first appearance (docs/streaming.md).
         var volatileWordMinimumConfidence: Double = 0.5
+        /// The first word of a sentence (after a committed ".", "?" or "!") with a lower probability needs three
+        /// consecutive decodes that agree on it, not two: a sentence's first word is the least predictable from the
+        /// text before it, and after a pause two early decodes agreed on a wrong one ("And sure" for "In short",
+        /// p 0.25) that the third would have changed. On `scripts/live-bench --sweep 10` it took two_cities.wav from
+        /// two phases in ten with two words off to none, for 0.01 s more mean final latency (docs/streaming.md).
+        var sentenceStartMinimumConfidence: Double = 0.5
         /// When words become final.
         var policy: StreamingPolicy = .localAgreement
         /// Seconds of padding after the buffer's audio in the encoder's window, which is then shorter than Whisper's
@@ -192,7 +198,8 @@ final class StreamingTranscription {
             result = commitAll(words, audioTime: audioTime, started: started)
             result.alternatives = words == decoded ? hypothesis.alternatives : []
         } else {
-            var (committed, pending) = agreement.agree(on: hypothesis.words)
+            let agreed = agreement.agree(on: hypothesis.words)
+            var (committed, pending) = (agreed.committed, agreed.pending)
             if case .alignedCommit(let margin) = configuration.policy {
                 // Words the alignment places well before the end of the audio, up to the decode's last word.
                 let settled = hypothesis.words.dropLast().prefix { $0.end <= audioTime - margin }.count
@@ -205,7 +212,13 @@ final class StreamingTranscription {
             let horizon = audioTime - configuration.holdbackSeconds
             // Agreed words near the audio's end, and unlikely words that end the decode, wait for the next update.
             let likely = Self.countWithoutEnd(of: committed + pending, where: isUnlikelyAtEnd)
-            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, likely)
+            // An unlikely first word of a sentence waits for a third decode that agrees (`sentenceStartMinimumConfidence`).
+            let unsureStart = committed.indices.first { index in
+                index < agreed.agreements.count && agreed.agreements[index] < 3
+                    && committed[index].confidence < configuration.sentenceStartMinimumConfidence
+                    && endsSentence(index > 0 ? committed[index - 1].text : committedInBuffer.last?.text ?? promptText)
+            } ?? committed.count
+            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, likely, unsureStart)
             if keep < committed.count {
                 pending = Array(committed[keep...]) + pending
                 committed = Array(committed[..<keep])
@@ -335,6 +348,12 @@ final class StreamingTranscription {
     /// The leading run of `words` that is punctuation only.
     static func punctuationOnly(_ words: [TimedWord]) -> [TimedWord] {
         Array(words.prefix(while: isPunctuation))
+    }
+
+    /// Whether `text` ends a sentence: its last character is ".", "?" or "!".
+    private func endsSentence(_ text: String) -> Bool {
+        guard let last = text.last else { return false }
+        return ".?!".contains(last)
     }
 
     /// Whether `word` is punctuation alone (no space, no letter): what a decode adds after a committed word.

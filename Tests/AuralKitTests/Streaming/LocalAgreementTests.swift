@@ -24,6 +24,23 @@ struct LocalAgreementTests {
         #expect(third.pending.map(\.text) == [" the", " mat"])
     }
 
+    @Test("counts the consecutive decodes that showed each committed word; held-back words keep their count")
+    func agreementCounts() {
+        var policy = LocalAgreement()
+        _ = policy.agree(on: words("in short the"))
+        let second = policy.agree(on: words("in short the period"))
+        #expect(second.agreements == [2, 2, 2])
+        // The caller commits "in" and holds "short the period" back: the next decode that repeats them is their third.
+        policy.holdBack(Array((second.committed + second.pending).dropFirst()))
+        let third = policy.agree(on: words("short the period was"))
+        #expect(third.committed.map(\.text) == [" short", " the", " period"])
+        #expect(third.agreements == [3, 3, 2])
+        // A decode that differs starts the count again.
+        let fourth = policy.agree(on: words("is so"))
+        #expect(fourth.committed.isEmpty && fourth.agreements.isEmpty)
+        #expect(policy.agree(on: words("is so far")).agreements == [2, 2])
+    }
+
     @Test("punctuation and case count: 'Hello,' and 'Hello.' do not agree")
     func exactWords() {
         var policy = LocalAgreement()
