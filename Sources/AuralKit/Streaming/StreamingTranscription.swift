@@ -6,7 +6,8 @@ import Foundation
 /// Each `update` re-decodes the audio buffer (everything since the last trim, at most `maxBufferSeconds`) in one
 /// window. The words committed so far that still lie in the buffer are forced as the decode's prefix, and the words
 /// committed before the buffer condition it as previous text, so a decode only has to find what comes next. The new
-/// words go through `LocalAgreement`: those two consecutive decodes agree on become final, the rest are volatile and
+/// words go through `LocalAgreement`: those two consecutive decodes agree on become final (three for an unlikely first
+/// word of a sentence, `Configuration.sentenceStartMinimumConfidence`), the rest are volatile and
 /// are replaced by the next update. A flush (`update(final: true)`) commits every word of one last decode, so audio
 /// received before a stop, a pause or the end of a file is never lost; only unlikely words at a decode's end
 /// (`Configuration.trailingWordMinimumConfidence`, `placelessWordSeconds`: Whisper's inventions on noise) never
