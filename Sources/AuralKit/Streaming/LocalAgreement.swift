@@ -10,9 +10,8 @@ import Foundation
 struct LocalAgreement: Sendable {
     /// The words of the last hypothesis that were not committed, which the next hypothesis must repeat.
     private(set) var previous: [TimedWord] = []
-    /// For each word of `previous`, how many consecutive decodes have shown it (1: only the last one).
-    private var previousAgreements: [Int] = []
-    /// For each word of the last hypothesis, how many consecutive decodes have shown it.
+    /// For each word of the last hypothesis, how many consecutive decodes have shown it (1: only that one).
+    /// `previous` is always its end, so the counts of `previous` are its last `previous.count`.
     private var lastAgreements: [Int] = []
 
     /// Commits the longest common prefix of `hypothesis` and the previous hypothesis, and keeps the rest for the
@@ -23,25 +22,19 @@ struct LocalAgreement: Sendable {
         while count < hypothesis.count, count < previous.count, Self.same(hypothesis[count], previous[count]) { count += 1 }
         let committed = Array(hypothesis[..<count])
         let pending = Array(hypothesis[count...])
-        let agreements = previousAgreements.prefix(count).map { $0 + 1 }
+        let agreements = lastAgreements.suffix(previous.count).prefix(count).map { $0 + 1 }
         lastAgreements = agreements + [Int](repeating: 1, count: pending.count)
         previous = pending
-        previousAgreements = Array(lastAgreements.suffix(pending.count))
         return (committed, pending, agreements)
     }
 
     /// Makes `words`, the end of the last hypothesis, the pending words again (agreed words the caller chose not to
     /// commit yet), so the next hypothesis is compared with them from the start. They keep their counts.
-    mutating func holdBack(_ words: [TimedWord]) {
-        previous = words
-        previousAgreements = Array(lastAgreements.suffix(words.count))
-        previousAgreements.insert(contentsOf: [Int](repeating: 1, count: words.count - previousAgreements.count), at: 0)
-    }
+    mutating func holdBack(_ words: [TimedWord]) { previous = words }
 
     /// Forgets the previous hypothesis (after a flush, or when the audio it described was dropped).
     mutating func reset() {
         previous = []
-        previousAgreements = []
         lastAgreements = []
     }
 

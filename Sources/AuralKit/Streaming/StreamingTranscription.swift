@@ -55,9 +55,9 @@ final class StreamingTranscription {
         /// the next update most often spells differently or drops. On the bundled recordings (`scripts/live-bench`)
         /// 0.5 took flicker from 0.20 to 0.07 for 0.06 s more until a word's first appearance (docs/streaming.md).
         var volatileWordMinimumConfidence: Double = 0.5
-        /// The first word of a sentence (after a committed ".", "?" or "!") with a lower probability needs three
-        /// consecutive decodes that agree on it, not two: a sentence's first word is the least predictable from the
-        /// text before it, and after a pause two early decodes agreed on a wrong one ("And sure" for "In short",
+        /// The first word of a sentence (after a committed ".", "?", "!" or their kin) with a lower probability needs
+        /// three consecutive decodes that agree on it, not two: a sentence's first word is the least predictable from
+        /// the text before it, and after a pause two early decodes agreed on a wrong one ("And sure" for "In short",
         /// p 0.25) that the third would have changed. On `scripts/live-bench --sweep 10` it took two_cities.wav from
         /// two phases in ten with two words off to none, for 0.01 s more mean final latency (docs/streaming.md).
         var sentenceStartMinimumConfidence: Double = 0.5
@@ -217,7 +217,7 @@ final class StreamingTranscription {
             let unsureStart = committed.indices.first { index in
                 index < agreed.agreements.count && agreed.agreements[index] < 3
                     && committed[index].confidence < configuration.sentenceStartMinimumConfidence
-                    && endsSentence(index > 0 ? committed[index - 1].text : committedInBuffer.last?.text ?? promptText)
+                    && Self.endsSentence(index > 0 ? committed[index - 1].text : committedInBuffer.last?.text ?? promptText)
             } ?? committed.count
             let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, likely, unsureStart)
             if keep < committed.count {
@@ -351,11 +351,8 @@ final class StreamingTranscription {
         Array(words.prefix(while: isPunctuation))
     }
 
-    /// Whether `text` ends a sentence: its last character is ".", "?" or "!".
-    private func endsSentence(_ text: String) -> Bool {
-        guard let last = text.last else { return false }
-        return ".?!".contains(last)
-    }
+    /// Whether `text` ends with a mark that ends a sentence (`WordPunctuation.endsSentence`).
+    private static func endsSentence(_ text: String) -> Bool { text.last.map(WordPunctuation.endsSentence) ?? false }
 
     /// Whether `word` is punctuation alone (no space, no letter): what a decode adds after a committed word.
     private static func isPunctuation(_ word: TimedWord) -> Bool {
