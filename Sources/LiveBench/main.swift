@@ -195,6 +195,14 @@ func live(_ url: URL) async throws -> ([Display], Double) {
     return (displays, cpuSeconds() - cpu)
 }
 
+/// One row of the table: a replay, or the whole set ("overall"); `cpu` is CPU seconds per audio second.
+func printRow(_ name: String, seconds: Double, werDelta: Double, first: Summary, final: Summary, flicker: Double, cpu: Double) {
+    print(String(
+        format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %5.1f%%",
+        name.prefix(28).padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, seconds, werDelta, first.mean,
+        first.percentile(50), first.percentile(90), final.mean, final.percentile(50), final.percentile(90), flicker, 100 * cpu))
+}
+
 var reports: [LatencyReport] = []
 var totalAudio = 0.0
 var totalCPU = 0.0
@@ -217,25 +225,18 @@ for item in items {
         }
         totalAudio += duration
         totalCPU += cpu
-        let first = Summary(values: report.firstAppearance)
-        let final = Summary(values: report.commit)
         let name = sweep == 1 ? item.name : String(item.name.prefix(22)) + String(format: " @%.2f", phase ?? 0)
-        print(String(
-            format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %5.1f%%",
-            name.prefix(28).padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, duration, report.liveWER - report.fileWER, first.mean, first.percentile(50),
-            first.percentile(90), final.mean, final.percentile(50), final.percentile(90), report.normalizedErasure,
-            100 * cpu / (realtime ? duration + 1.8 : duration)))
+        printRow(
+            name, seconds: duration, werDelta: report.liveWER - report.fileWER, first: Summary(values: report.firstAppearance),
+            final: Summary(values: report.commit), flicker: report.normalizedErasure, cpu: cpu / (realtime ? duration + 1.8 : duration))
     }
 }
-let first = Summary(values: reports.flatMap(\.firstAppearance))
-let final = Summary(values: reports.flatMap(\.commit))
 let erased = reports.map(\.erasedWords).reduce(0, +)
 let words = reports.map(\.finalWordCount).reduce(0, +)
 let liveWER = reports.map(\.liveWER).reduce(0, +) / Double(reports.count)
 let fileWER = reports.map(\.fileWER).reduce(0, +) / Double(reports.count)
-print(String(
-    format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %5.1f%%",
-    "overall".padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, totalAudio, liveWER - fileWER, first.mean, first.percentile(50), first.percentile(90), final.mean,
-    final.percentile(50), final.percentile(90), words == 0 ? 0 : Double(erased) / Double(words), 100 * totalCPU / totalAudio))
+printRow(
+    "overall", seconds: totalAudio, werDelta: liveWER - fileWER, first: Summary(values: reports.flatMap(\.firstAppearance)),
+    final: Summary(values: reports.flatMap(\.commit)), flicker: words == 0 ? 0 : Double(erased) / Double(words), cpu: totalCPU / totalAudio)
 print("latencies in seconds from each word's end (offline word timestamps); ΔWER = live final WER − file WER, mean over files\(sweep > 1 ? " and phases" : "");")
 print("cpu = CPU seconds / audio seconds (100% = one core busy)")
