@@ -7,7 +7,7 @@ import AuralWhisper
 import Foundation
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
@@ -16,6 +16,8 @@ let usage = """
       --sweep N: replays each file N times, the first update after 0, 1/N, … (N−1)/N of a cadence, and reports the
         whole set: where real-time updates fall varies from run to run, and the mean over phases measures the policy
         better than one replay (deterministic replay only)
+      --jitter SECONDS: adds up to SECONDS (uniform, seeded: replay k of a sweep uses seed k) to each interval between
+        updates, so they drift against the recording as real-time ones do (deterministic replay only)
       --aligned MARGIN: commit words the alignment ends MARGIN seconds before the audio's end (default: LocalAgreement-2)
       --show: print each file's live and file text
       --trace: print every update (replay: audio time, new finals with their times and confidence, volatile words; real time: each display)
@@ -32,6 +34,7 @@ var modelName = "tiny.en"
 var cadence = 0.5  // StreamingTranscription.Configuration.cadenceSeconds
 var phase: Double?
 var sweep = 1
+var jitter = 0.0
 var realtime = false
 var computeType = AnalyzerConfiguration.default.computeType
 var manifest: String?
@@ -57,6 +60,7 @@ while !arguments.isEmpty {
     case "--cadence": cadence = Double(value()) ?? cadence
     case "--phase": phase = Double(value())
     case "--sweep": sweep = max(1, Int(value()) ?? 1)
+    case "--jitter": jitter = max(0, Double(value()) ?? 0)
     case "--realtime": realtime = true
     case "--manifest": manifest = value()
     case "--lang": language = value()
@@ -93,6 +97,10 @@ if let manifest {
         items.append(Item(name: object["id"] as? String ?? audio, url: base.appendingPathComponent(audio), reference: object["text"] as? String))
     }
 }
+if realtime && jitter > 0 {
+    FileHandle.standardError.write(Data("--jitter shifts a deterministic replay's updates: leave out --realtime\n".utf8))
+    exit(64)
+}
 if sweep > 1 && (realtime || phase != nil) {
     FileHandle.standardError.write(Data("--sweep replays deterministically at phases of its own: leave out --realtime and --phase\n".utf8))
     exit(64)
@@ -107,7 +115,7 @@ let folder = try manager.folder(for: modelName)
 let model = try WhisperModel(folder: folder, computeType: computeType)
 let cpuName = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-print("live-bench: model \(modelName) (\(model.computeType)), cadence \(cadence) s\(phase.map { ", phase \($0) s" } ?? ""), \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(cpuName)")
+print("live-bench: model \(modelName) (\(model.computeType)), cadence \(cadence) s\(phase.map { ", phase \($0) s" } ?? "")\(jitter > 0 ? " + up to \(jitter) s" : ""), \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(cpuName)")
 
 nonisolated func cpuSeconds() -> Double {
     var usage = rusage()
@@ -117,10 +125,10 @@ nonisolated func cpuSeconds() -> Double {
 
 /// The displays of a deterministic replay, and its CPU seconds.
 @MainActor
-func replay(_ samples: [Float], phase: Double?) throws -> ([Display], Double) {
+func replay(_ samples: [Float], phase: Double?, seed: UInt64) throws -> ([Display], Double) {
     let cpu = cpuSeconds()
     let events = try LiveReplay(
-        model: model, cadence: cadence, phase: phase, maxBufferSeconds: buffer, holdbackSeconds: holdback, policy: policy,
+        model: model, cadence: cadence, phase: phase, jitter: jitter, seed: seed, maxBufferSeconds: buffer, holdbackSeconds: holdback, policy: policy,
         encoderPaddingSeconds: encoderPadding, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
     var finals = ""
     var displays: [Display] = []
@@ -215,8 +223,8 @@ for item in items {
     let offline = try Transcriber(model: model).transcribe(samples, options: DecodingOptions(language: language, wordTimestamps: true))
     let fileText = offline.segments.map(\.text).joined()
     let referenceWords = offline.segments.flatMap { $0.words ?? [] }.map { (word: $0.word, end: $0.end) }
-    for phase in phases {
-        let (displays, cpu) = realtime ? try await live(item.url) : try replay(samples, phase: phase)
+    for (index, phase) in phases.enumerated() {
+        let (displays, cpu) = realtime ? try await live(item.url) : try replay(samples, phase: phase, seed: UInt64(index))
         let report = LatencyReport(displays: displays, reference: referenceWords, referenceText: item.reference ?? fileText, fileText: fileText)
         reports.append(report)
         if show {

@@ -33,6 +33,12 @@ public struct LiveReplay: Sendable {
     /// Seconds of audio before the first update, when it differs from `cadence`: moves every later update by the
     /// difference, as a real-time session's updates fall wherever the clock puts them against the recording.
     public let phase: Double?
+    /// Up to this many seconds added to each interval between updates, drawn from a generator seeded with `seed`:
+    /// a real-time session's updates start when a whole cadence of 20 ms capture fragments has arrived and the last
+    /// decode has ended, so they drift against the recording. 0 keeps the intervals exact.
+    public let jitter: Double
+    /// The seed of `jitter`'s draws: the same seed gives the same replay.
+    public let seed: UInt64
     /// Decoding options of each update (the language among them).
     public let options: DecodingOptions
     /// Seconds of audio kept for re-decoding before the buffer is trimmed at a committed word.
@@ -48,7 +54,7 @@ public struct LiveReplay: Sendable {
     public let voiceActivation: SpeechDetector.DetectionOptions?
 
     public init(
-        model: WhisperModel, cadence: Double = 0.5, phase: Double? = nil, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
+        model: WhisperModel, cadence: Double = 0.5, phase: Double? = nil, jitter: Double = 0, seed: UInt64 = 0, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
         policy: StreamingPolicy = .localAgreement, encoderPaddingSeconds: Double? = nil,
         voiceActivation: SpeechDetector.DetectionOptions? = nil,
         options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 3)
@@ -60,6 +66,8 @@ public struct LiveReplay: Sendable {
         self.model = model
         self.cadence = cadence
         self.phase = phase
+        self.jitter = jitter
+        self.seed = seed
         self.maxBufferSeconds = maxBufferSeconds
         self.options = options
     }
@@ -86,13 +94,32 @@ public struct LiveReplay: Sendable {
             position = min(samples.count, Int(phase * Double(WhisperTime.sampleRate)))
             try transcription.advance(with: Array(samples[..<position]), gate: gate, final: false, spans: { _ in }).forEach(record)
         }
+        var generator = SplitMix64(seed: seed)
         while position < samples.count {
-            let end = min(samples.count, position + chunk)
+            let extra = jitter > 0 ? Int(generator.nextUnit() * jitter * Double(WhisperTime.sampleRate)) : 0
+            let end = min(samples.count, position + chunk + extra)
             let piece = Array(samples[position..<end])
             position = end
             try transcription.advance(with: piece, gate: gate, final: false, spans: { _ in }).forEach(record)
         }
         try transcription.advance(with: [], gate: gate, final: true, spans: { _ in }).forEach(record)
         return events
+    }
+}
+
+/// A small seeded generator (Steele, Lea and Flood's SplitMix64), so that a jittered replay is the same on every run.
+struct SplitMix64 {
+    private var state: UInt64
+
+    init(seed: UInt64) { state = seed }
+
+    /// The next draw, uniform in [0, 1).
+    mutating func nextUnit() -> Double {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        z ^= z >> 31
+        return Double(z >> 11) / Double(1 << 53)
     }
 }
