@@ -7,8 +7,9 @@ import Foundation
 /// window. The words committed so far that still lie in the buffer are forced as the decode's prefix, and the words
 /// committed before the buffer condition it as previous text, so a decode only has to find what comes next. The new
 /// words go through `LocalAgreement`: those two consecutive decodes agree on become final (three for an unlikely first
-/// word of a sentence, `Configuration.sentenceStartMinimumConfidence`), the rest are volatile and
-/// are replaced by the next update. A flush (`update(final: true)`) commits every word of one last decode, so audio
+/// word of a sentence, `Configuration.sentenceStartMinimumConfidence`, and for an unlikely word that the first of the
+/// two heard at its audio's end, `Configuration.barelyHeardMinimumConfidence`); the rest are volatile and are replaced
+/// by the next update. A flush (`update(final: true)`) commits every word of one last decode, so audio
 /// received before a stop, a pause or the end of a file is never lost; only unlikely words at a decode's end
 /// (`Configuration.trailingWordMinimumConfidence`, `placelessWordSeconds`: Whisper's inventions on noise) never
 /// become final. A flush never takes back what the last update showed (`flushWords`).
@@ -61,6 +62,14 @@ final class StreamingTranscription {
         /// p 0.25) that the third would have changed. On `scripts/live-bench --sweep 10` it took two_cities.wav from
         /// two phases in ten with two words off to none, for 0.01 s more mean final latency (docs/streaming.md).
         var sentenceStartMinimumConfidence: Double = 0.5
+        /// A word with a lower probability that the earlier of its two agreeing decodes heard barely (ending less than
+        /// `barelyHeardSeconds` before that decode's audio ended) needs a third agreeing decode: otherwise the two
+        /// agree on what one decode guessed without hearing the word out, as when "its" came out "it's" (p 0.55,
+        /// first seen ending past the audio's end). On `scripts/live-bench --sweep 10 --jitter 0.05` it took
+        /// two_cities.wav from one replay in ten with two words off to none (docs/streaming.md).
+        var barelyHeardMinimumConfidence: Double = 0.6
+        /// See `barelyHeardMinimumConfidence`.
+        var barelyHeardSeconds: Double = 0.3
         /// When words become final.
         var policy: StreamingPolicy = .localAgreement
         /// Seconds of padding after the buffer's audio in the encoder's window, which is then shorter than Whisper's
@@ -109,6 +118,8 @@ final class StreamingTranscription {
     private var hasCommitted = false
     /// The volatile words the last update delivered, which a flush commits when its own decode finds less.
     private var shownVolatile: [TimedWord] = []
+    /// Session audio (seconds) received when the last decode that went through `LocalAgreement` started.
+    private var lastDecodeAudioTime = 0.0
 
     init(decoder: WindowDecoder, language: String, configuration: Configuration) {
         self.decoder = decoder
@@ -199,6 +210,11 @@ final class StreamingTranscription {
             result = commitAll(words, audioTime: audioTime, started: started)
             result.alternatives = words == decoded ? hypothesis.alternatives : []
         } else {
+            // The words the last decode left pending, timed by it, and the audio it had: the first sighting of the
+            // words this decode agrees on.
+            let earlier = agreement.previous
+            let earlierAudioTime = lastDecodeAudioTime
+            lastDecodeAudioTime = audioTime
             let agreed = agreement.agree(on: hypothesis.words)
             var (committed, pending) = (agreed.committed, agreed.pending)
             if case .alignedCommit(let margin) = configuration.policy {
@@ -213,13 +229,18 @@ final class StreamingTranscription {
             let horizon = audioTime - configuration.holdbackSeconds
             // Agreed words near the audio's end, and unlikely words that end the decode, wait for the next update.
             let likely = Self.countWithoutEnd(of: committed + pending, where: isUnlikelyAtEnd)
-            // An unlikely first word of a sentence waits for a third decode that agrees (`sentenceStartMinimumConfidence`).
-            let unsureStart = committed.indices.first { index in
-                index < agreed.agreements.count && agreed.agreements[index] < 3
-                    && committed[index].confidence < configuration.sentenceStartMinimumConfidence
+            // An unlikely first word of a sentence, and an unlikely word the earlier decode heard at its audio's end,
+            // wait for a third decode that agrees (`sentenceStartMinimumConfidence`, `barelyHeardMinimumConfidence`).
+            let unsure = committed.indices.first { index in
+                guard index < agreed.agreements.count, agreed.agreements[index] < 3 else { return false }
+                let word = committed[index]
+                let startsSentence = word.confidence < configuration.sentenceStartMinimumConfidence
                     && Self.endsSentence(index > 0 ? committed[index - 1].text : committedInBuffer.last?.text ?? promptText)
+                let barelyHeard = word.confidence < configuration.barelyHeardMinimumConfidence && index < earlier.count
+                    && earlier[index].end > earlierAudioTime - configuration.barelyHeardSeconds
+                return startsSentence || barelyHeard
             } ?? committed.count
-            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, likely, unsureStart)
+            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, likely, unsure)
             if keep < committed.count {
                 pending = Array(committed[keep...]) + pending
                 committed = Array(committed[..<keep])

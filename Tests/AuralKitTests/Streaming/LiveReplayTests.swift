@@ -73,6 +73,18 @@ struct LiveReplayTests {
         #expect(live.contains("the other way in short the period"), "\(live)")
     }
 
+    @Test("an unlikely word the first decode heard at its audio's end waits for a third: \"its\", not \"it's\"", arguments: [0.0, 0.45])
+    func barelyHeardWordWaits(phase: Double) async throws {
+        // two_cities.wav's first 37 s. Without the rule, one decode heard "its" cut off by its audio's end and wrote
+        // "it's" (p 0.55), the next repeated it, and it became final: at phase 0.45 on the AVX-512 int8 path, at
+        // phase 0 on the AVX2 one (`AURALKIT_CPU_LEVEL=avx2`). The word now waits for a decode that hears it out.
+        let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: AnalyzerConfiguration.default.computeType)
+        let samples = Array(try Fixtures.samples("two_cities.wav")[..<(37 * 16_000)])
+        let events = try await offPool { try LiveReplay(model: model, phase: phase).run(samples) }
+        let live = WordErrorRate.words(events.flatMap(\.committed).map(\.text).joined()).joined(separator: " ")
+        #expect(live.contains("that some of its noisiest authorities"), "\(live)")
+    }
+
     private func offlineRepeats(_ offline: String, _ words: ArraySlice<String>) -> Bool {
         let phrase = words.joined(separator: " ")
         return WordErrorRate.words(offline).joined(separator: " ").contains(phrase + " " + phrase)
