@@ -37,7 +37,7 @@ let package = Package(
         // SileroVAD's speed on one thread (scripts/vad-bench).
         .executableTarget(name: "aural-vad-bench", dependencies: ["AuralVAD", "AuralAudio"], path: "Sources/VADBench"),
         // What every test target shares: fixtures, the test model server, a source playing given samples.
-        .target(name: "TestSupport", dependencies: ["AuralAudio"], path: "Tests/TestSupport"),
+        .target(name: "TestSupport", dependencies: ["AuralAudio", "AuralWhisper"], path: "Tests/TestSupport"),
         .testTarget(name: "AuralWhisperTests", dependencies: ["AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "AuralVADTests", dependencies: ["AuralVAD", "CKernels", "AuralAudio", "TestSupport"], exclude: ["Golden"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio", "TestSupport"]),

@@ -1,3 +1,4 @@
+import AuralWhisper
 import Foundation
 
 /// Reproducible noise for "no text from silence" tests, 16 kHz mono: the same samples on every run and machine.
@@ -9,7 +10,7 @@ public enum Noise {
 
     /// `seconds` of white (broadband) noise with the given RMS (0.03 is about −30 dBFS, a loud fan or hiss).
     public static func white(seconds: Double, rms: Float, seed: UInt64 = 1) -> [Float] {
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         // Uniform on [−a, a] has RMS a/√3.
         let amplitude = rms * 3.0.squareRoot().float
         return (0..<Int(seconds * 16_000)).map { _ in amplitude * (2 * generator.unit() - 1) }
@@ -18,7 +19,7 @@ public enum Noise {
     /// `seconds` of low room noise: brown (1/f²) noise, white noise integrated with a slight leak, at the given RMS
     /// (0.003 is about −50 dBFS, a quiet room with a distant hum).
     public static func room(seconds: Double, rms: Float, seed: UInt64 = 2) -> [Float] {
-        var generator = SplitMix(seed: seed)
+        var generator = SplitMix64(seed: seed)
         var level: Float = 0
         var samples = (0..<Int(seconds * 16_000)).map { _ -> Float in
             level = 0.995 * level + 0.1 * (2 * generator.unit() - 1)
@@ -42,20 +43,9 @@ public enum Noise {
     }
 }
 
-/// SplitMix64: a tiny, well-mixed generator, enough for test noise.
-private struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-
-    /// A uniform Float in [0, 1).
-    mutating func unit() -> Float {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Float(z >> 40) / Float(1 << 24)
-    }
+extension SplitMix64 {
+    /// A uniform Float in [0, 1) from the draw's top 24 bits.
+    fileprivate mutating func unit() -> Float { Float(next() >> 40) * 0x1p-24 }
 }
 
 extension Double {

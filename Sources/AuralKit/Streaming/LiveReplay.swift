@@ -96,7 +96,7 @@ public struct LiveReplay: Sendable {
         }
         var generator = SplitMix64(seed: seed)
         while position < samples.count {
-            let extra = jitter > 0 ? Int(generator.nextUnit() * jitter * Double(WhisperTime.sampleRate)) : 0
+            let extra = jitter > 0 ? Int(Double(generator.next() >> 11) * 0x1p-53 * jitter * Double(WhisperTime.sampleRate)) : 0
             let end = min(samples.count, position + chunk + extra)
             let piece = Array(samples[position..<end])
             position = end
@@ -104,22 +104,5 @@ public struct LiveReplay: Sendable {
         }
         try transcription.advance(with: [], gate: gate, final: true, spans: { _ in }).forEach(record)
         return events
-    }
-}
-
-/// A small seeded generator (Steele, Lea and Flood's SplitMix64), so that a jittered replay is the same on every run.
-struct SplitMix64 {
-    private var state: UInt64
-
-    init(seed: UInt64) { state = seed }
-
-    /// The next draw, uniform in [0, 1).
-    mutating func nextUnit() -> Double {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        z ^= z >> 31
-        return Double(z >> 11) / Double(1 << 53)
     }
 }

@@ -1,0 +1,17 @@
+/// Steele, Lea and Flood's SplitMix64: a small seeded generator, so that sampled decodes, jittered replays and test
+/// noise repeat exactly for a given seed on every machine. Visible to the package's other modules, not to apps.
+package struct SplitMix64: RandomNumberGenerator {
+    private var state: UInt64
+
+    /// A generator whose draws are fixed by `seed`.
+    package init(seed: UInt64) { state = seed }
+
+    /// The next 64 random bits.
+    package mutating func next() -> UInt64 {
+        state &+= 0x9E37_79B9_7F4A_7C15
+        var z = state
+        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
+        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
+        return z ^ (z >> 31)
+    }
+}
