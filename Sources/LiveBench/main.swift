@@ -7,7 +7,7 @@ import AuralWhisper
 import Foundation
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--trim-keep SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
@@ -18,6 +18,9 @@ let usage = """
         better than one replay (deterministic replay only)
       --jitter SECONDS: adds up to SECONDS (uniform, seeded: replay k of a sweep uses seed k) to each interval between
         updates, so they drift against the recording as real-time ones do (deterministic replay only)
+      --buffer SECONDS: audio re-decoded before a trim (default 15); --trim-keep SECONDS: audio a trim keeps before the
+        received end, cut at a committed sentence's end where one fits (default 6; 0 cuts at the committed word before
+        the last) (both deterministic replay only)
       --aligned MARGIN: commit words the alignment ends MARGIN seconds before the audio's end (default: LocalAgreement-2)
       --show: print each file's live and file text
       --trace: print every update (replay: audio time, new finals with their times and confidence, volatile words; real time: each display)
@@ -42,6 +45,7 @@ var language = "en"
 var show = false
 var trace = false
 var buffer = 15.0
+var trimKeep = 6.0
 var holdback = 0.0
 var beam = 3
 var encoderPadding: Double?
@@ -67,6 +71,7 @@ while !arguments.isEmpty {
     case "--show": show = true
     case "--trace": trace = true
     case "--buffer": buffer = Double(value()) ?? buffer
+    case "--trim-keep": trimKeep = Double(value()) ?? trimKeep
     case "--holdback": holdback = Double(value()) ?? holdback
     case "--beam": beam = Int(value()) ?? beam
     case "--encoder-pad": encoderPadding = Double(value())
@@ -128,7 +133,7 @@ nonisolated func cpuSeconds() -> Double {
 func replay(_ samples: [Float], phase: Double?, seed: UInt64) throws -> ([Display], Double) {
     let cpu = cpuSeconds()
     let events = try LiveReplay(
-        model: model, cadence: cadence, phase: phase, jitter: jitter, seed: seed, maxBufferSeconds: buffer, holdbackSeconds: holdback, policy: policy,
+        model: model, cadence: cadence, phase: phase, jitter: jitter, seed: seed, maxBufferSeconds: buffer, trimKeepSeconds: trimKeep, holdbackSeconds: holdback, policy: policy,
         encoderPaddingSeconds: encoderPadding, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
     var finals = ""
     var displays: [Display] = []

@@ -43,6 +43,8 @@ public struct LiveReplay: Sendable {
     public let options: DecodingOptions
     /// Seconds of audio kept for re-decoding before the buffer is trimmed at a committed word.
     public let maxBufferSeconds: Double
+    /// Seconds of audio a trim keeps before the received end (0: cut at the committed word before the last).
+    public let trimKeepSeconds: Double
 
     /// Seconds before the audio's end within which agreed words stay volatile.
     public let holdbackSeconds: Double
@@ -54,7 +56,7 @@ public struct LiveReplay: Sendable {
     public let voiceActivation: SpeechDetector.DetectionOptions?
 
     public init(
-        model: WhisperModel, cadence: Double = 0.5, phase: Double? = nil, jitter: Double = 0, seed: UInt64 = 0, maxBufferSeconds: Double = 15, holdbackSeconds: Double = 0,
+        model: WhisperModel, cadence: Double = 0.5, phase: Double? = nil, jitter: Double = 0, seed: UInt64 = 0, maxBufferSeconds: Double = 15, trimKeepSeconds: Double = 6, holdbackSeconds: Double = 0,
         policy: StreamingPolicy = .localAgreement, encoderPaddingSeconds: Double? = nil,
         voiceActivation: SpeechDetector.DetectionOptions? = nil,
         options: DecodingOptions = DecodingOptions(language: "en", temperatures: [0], beamSize: 3)
@@ -69,6 +71,7 @@ public struct LiveReplay: Sendable {
         self.jitter = jitter
         self.seed = seed
         self.maxBufferSeconds = maxBufferSeconds
+        self.trimKeepSeconds = trimKeepSeconds
         self.options = options
     }
 
@@ -77,7 +80,7 @@ public struct LiveReplay: Sendable {
         let language = options.language ?? "en"
         let transcription = StreamingTranscription(
             decoder: WindowDecoder(model: model), language: language, configuration: .init(
-                options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, holdbackSeconds: holdbackSeconds,
+                options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, trimKeepSeconds: trimKeepSeconds, holdbackSeconds: holdbackSeconds,
                 policy: policy, encoderPaddingSeconds: encoderPaddingSeconds))
         let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         var events: [Event] = []

@@ -27,6 +27,14 @@ final class StreamingTranscription {
         var maxBufferSeconds: Double = defaultMaxBufferSeconds
         /// The default of `maxBufferSeconds`.
         static let defaultMaxBufferSeconds = 15.0
+        /// A trim keeps at least this many seconds of audio before the received end, committed words included: it
+        /// cuts at the end of a committed sentence that ends between this and twice this before the end, else of the
+        /// latest committed word that ends this early (when none does, or with 0, at the committed word before the
+        /// last). The next decodes then hear the committed words as audio, not only as forced text: the cut at the
+        /// word before the last left ~1 s of audio, and two decodes of it agreed on "Ensure" for "In short".
+        var trimKeepSeconds: Double = defaultTrimKeepSeconds
+        /// The default of `trimKeepSeconds`.
+        static let defaultTrimKeepSeconds = 6.0
         /// Seconds of audio before the first decode of a buffer (Whisper is poor on less than a second).
         var minimumDecodeSeconds: Double = 1.0
         /// Committed text before the buffer that conditions the decoder, in characters (whisper_streaming keeps 200).
@@ -130,6 +138,9 @@ final class StreamingTranscription {
 
     /// Seconds of session audio received.
     var receivedSeconds: Double { Double(receivedSamples) / Double(WhisperTime.sampleRate) }
+
+    /// Seconds of audio in the buffer: what the next decode hears.
+    var bufferedSeconds: Double { Double(buffer.count) / Double(WhisperTime.sampleRate) }
 
     /// Seconds of audio received since the last decode.
     var undecodedSeconds: Double { Double(receivedSamples - decodedThrough) / Double(WhisperTime.sampleRate) }
@@ -419,8 +430,8 @@ final class StreamingTranscription {
 
     // MARK: - The buffer
 
-    /// After a flush the buffer restarts empty; otherwise a buffer over `maxBufferSeconds` is cut at the end of the
-    /// committed word before the last one, and the committed words before the cut become previous text. Returns the
+    /// After a flush the buffer restarts empty; otherwise a buffer over `maxBufferSeconds` is cut at the end of a
+    /// committed word (`trimWord`), and the committed words before the cut become previous text. Returns the
     /// words a forced cut made final (see `forceCut`), which the update must deliver.
     private func trim(final: Bool) -> [TimedWord] {
         if final {
@@ -433,12 +444,23 @@ final class StreamingTranscription {
         guard seconds > configuration.maxBufferSeconds, committedInBuffer.count >= 2 else {
             return seconds > 28 ? forceCut() : []
         }
-        let cutWord = committedInBuffer.count - 2
+        let cutWord = trimWord()
         let cutSample = Int(committedInBuffer[cutWord].end * Double(WhisperTime.sampleRate))
         guard cutSample > bufferStart else { return [] }
         cut(at: cutSample)
         moveToPrompt(cutWord + 1)
         return []
+    }
+
+    /// The committed word (never the last) at whose end a trim cuts; see `trimKeepSeconds`.
+    private func trimWord() -> Int {
+        let beforeLast = committedInBuffer.count - 2
+        let keep = configuration.trimKeepSeconds
+        guard keep > 0 else { return beforeLast }
+        let latestEnd = receivedSeconds - keep
+        guard let latest = committedInBuffer[...beforeLast].lastIndex(where: { $0.end <= latestEnd }) else { return beforeLast }
+        let sentenceEnd = committedInBuffer[...latest].lastIndex(where: { $0.end >= latestEnd - keep && Self.endsSentence($0.text) })
+        return sentenceEnd ?? latest
     }
 
     /// A buffer near Whisper's 30 s that could not be trimmed (too few committed words, or `maxBufferSeconds` above
