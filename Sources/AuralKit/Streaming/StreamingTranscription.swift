@@ -6,9 +6,9 @@ import Foundation
 /// Each `update` re-decodes the audio buffer (everything since the last trim, at most `maxBufferSeconds`) in one
 /// window. The words committed so far that still lie in the buffer are forced as the decode's prefix, and the words
 /// committed before the buffer condition it as previous text, so a decode only has to find what comes next. The new
-/// words go through `LocalAgreement`: those two consecutive decodes agree on become final (three for an unlikely first
-/// word of a sentence, `Configuration.sentenceStartMinimumConfidence`, and for an unlikely word that the first of the
-/// two heard at its audio's end, `Configuration.barelyHeardMinimumConfidence`); the rest are volatile and are replaced
+/// words go through `LocalAgreement`: those two consecutive decodes agree on become final (three for an unlikely word,
+/// `Configuration.thirdAgreementMinimumConfidence`, and for a less unlikely one that the first of the two heard at its
+/// audio's end, `Configuration.barelyHeardMinimumConfidence`); the rest are volatile and are replaced
 /// by the next update. A flush (`update(final: true)`) commits every word of one last decode, so audio
 /// received before a stop, a pause or the end of a file is never lost; only unlikely words at a decode's end
 /// (`Configuration.trailingWordMinimumConfidence`, `placelessWordSeconds`: Whisper's inventions on noise) never
@@ -64,12 +64,12 @@ final class StreamingTranscription {
         /// the next update most often spells differently or drops. On the bundled recordings (`scripts/live-bench`)
         /// 0.5 took flicker from 0.20 to 0.07 for 0.06 s more until a word's first appearance (docs/streaming.md).
         var volatileWordMinimumConfidence: Double = 0.5
-        /// The first word of a sentence (after a committed ".", "?", "!" or their kin) with a lower probability needs
-        /// three consecutive decodes that agree on it, not two: a sentence's first word is the least predictable from
-        /// the text before it, and after a pause two early decodes agreed on a wrong one ("And sure" for "In short",
-        /// p 0.25) that the third would have changed. On `scripts/live-bench --sweep 10` it took two_cities.wav from
-        /// two phases in ten with two words off to none, for 0.01 s more mean final latency (docs/streaming.md).
-        var sentenceStartMinimumConfidence: Double = 0.5
+        /// A word with a lower probability needs three consecutive decodes that agree on it, not two: an unlikely
+        /// word is the likeliest to change. After a pause two early decodes agreed on a wrong sentence start ("And
+        /// sure" for "In short", p 0.25) that the third would have changed, and in real time two agreed on an inserted
+        /// "it" (p 0.48, then 0.41: "insisted it on"). On `scripts/live-bench --sweep 10` it took the bundled
+        /// recordings from ΔWER +1.0 to +0.9 (docs/streaming.md).
+        var thirdAgreementMinimumConfidence: Double = 0.5
         /// A word with a lower probability that the earlier of its two agreeing decodes heard barely (ending less than
         /// `barelyHeardSeconds` before that decode's audio ended) needs a third agreeing decode: otherwise the two
         /// agree on what one decode guessed without hearing the word out, as when "its" came out "it's" (p 0.55,
@@ -240,16 +240,14 @@ final class StreamingTranscription {
             let horizon = audioTime - configuration.holdbackSeconds
             // Agreed words near the audio's end, and unlikely words that end the decode, wait for the next update.
             let likely = Self.countWithoutEnd(of: committed + pending, where: isUnlikelyAtEnd)
-            // An unlikely first word of a sentence, and an unlikely word the earlier decode heard at its audio's end,
-            // wait for a third decode that agrees (`sentenceStartMinimumConfidence`, `barelyHeardMinimumConfidence`).
+            // An unlikely word, and a less unlikely one the earlier decode heard at its audio's end, wait for a third
+            // decode that agrees (`thirdAgreementMinimumConfidence`, `barelyHeardMinimumConfidence`).
             let unsure = committed.indices.first { index in
                 guard index < agreed.agreements.count, agreed.agreements[index] < 3 else { return false }
                 let word = committed[index]
-                let startsSentence = word.confidence < configuration.sentenceStartMinimumConfidence
-                    && Self.endsSentence(index > 0 ? committed[index - 1].text : committedInBuffer.last?.text ?? promptText)
                 let barelyHeard = word.confidence < configuration.barelyHeardMinimumConfidence && index < earlier.count
                     && earlier[index].end > earlierAudioTime - configuration.barelyHeardSeconds
-                return startsSentence || barelyHeard
+                return word.confidence < configuration.thirdAgreementMinimumConfidence || barelyHeard
             } ?? committed.count
             let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, likely, unsure)
             if keep < committed.count {

@@ -35,12 +35,12 @@ struct LiveSessionTests {
         let reference = ReferenceTranscripts.twoCities
         let liveWER = WordErrorRate.percent(reference: reference, hypothesis: live)
         let fileWER = WordErrorRate.percent(reference: reference, hypothesis: file)
-        // The goal is 1 point, which the deterministic replay (scripts/live-bench) meets on average over the bundled
-        // recordings (+0.9). In real time the updates fall where the clock puts them: in ten runs on 2026-12-02 this
-        // file came out with 0 words (of 119) off eight times, 1 and 2 once each (3 at most in nine runs before the
-        // punctuation rule of StreamingTranscription). So the test holds the live path to 3.5 points (4 words) and
-        // the benchmark reports the goal (docs/streaming.md).
-        #expect(liveWER <= fileWER + 3.5, "live \(liveWER)% vs file \(fileWER)%\nlive: \(live)\nfile: \(file)")
+        // The bound: 1 point, one word of 119. Real-time misses came from the audio the virtual microphone
+        // delivers (PulseAudio resamples the recording to the daemon's 16 kHz, 16-bit), and replays of that captured
+        // audio reproduce them (scripts/live-bench --captured). Since the cut that keeps 6 s of audio and the third
+        // decode for words under p 0.5, captured replays (24 of two recordings) and six real-time runs on 2026-12-04
+        // were all 0 words off; before, real-time runs were 2 words off about one time in four (docs/streaming.md).
+        #expect(liveWER <= fileWER + 1, "live \(liveWER)% vs file \(fileWER)%\nlive: \(live)\nfile: \(file)")
         print("measured: live session on the virtual microphone, two_cities.wav: WER \(liveWER)% (file \(fileWER)%): \(live)")
         if liveWER > fileWER {
             // Where the words went: the last results, with their audio time ranges (seconds of session audio).

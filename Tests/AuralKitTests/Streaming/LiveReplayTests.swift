@@ -60,15 +60,17 @@ struct LiveReplayTests {
         #expect(!live.contains(". The sum"), "\(live)")
     }
 
-    @Test("an unlikely first word of a sentence waits for a third decode: \"In short\", not \"And sure\"")
+    @Test("an unlikely word waits for a third decode: \"In short\", not \"And sure\"")
     func unsureSentenceStartWaits() async throws {
         // two_cities.wav's first 34 s with updates 0.15 s off the half-second grid: after "…the other way." and a
         // pause, two decodes agreed on "And" (p 0.25), which became final, and every later decode went on from it:
-        // "And sure, the period". The third decode heard "In short"; the first word of a sentence with p under 0.5
-        // now waits for it. (The same on the AVX2 and AVX-512 int8 paths.)
+        // "And sure, the period". The third decode heard "In short"; a word with p under 0.5 now waits for it.
+        // (The same on the AVX2 and AVX-512 int8 paths.) The case arose with the trim that kept about a second of
+        // audio (`trimKeepSeconds` 0); the default 6-s trim avoids it here by itself, so the replay keeps the old
+        // trim to hold the rule to it.
         let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: AnalyzerConfiguration.default.computeType)
         let samples = Array(try Fixtures.samples("two_cities.wav")[..<(34 * 16_000)])
-        let events = try await offPool { try LiveReplay(model: model, phase: 0.15).run(samples) }
+        let events = try await offPool { try LiveReplay(model: model, phase: 0.15, trimKeepSeconds: 0).run(samples) }
         let live = WordErrorRate.words(events.flatMap(\.committed).map(\.text).joined()).joined(separator: " ")
         #expect(live.contains("the other way in short the period"), "\(live)")
     }
