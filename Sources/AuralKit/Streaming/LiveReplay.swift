@@ -24,6 +24,8 @@ public struct LiveReplay: Sendable {
         public var volatile: [String]
         /// Whether this was the closing flush.
         public var isFlush: Bool
+        /// Session seconds where the audio the next decode hears begins, after this update's trim.
+        public var bufferStart: Double
     }
 
     /// The model the replay runs.
@@ -90,7 +92,7 @@ public struct LiveReplay: Sendable {
                 audioTime: update.audioTime, emissionTime: update.audioTime + update.computeSeconds,
                 computeSeconds: update.computeSeconds,
                 committed: update.committed.map { ($0.text, $0.start, $0.end, $0.confidence) }, volatile: update.volatile.map(\.text),
-                isFlush: update.isFinal))
+                isFlush: update.isFinal, bufferStart: transcription.bufferStartSeconds))
         }
         let gate = try voiceActivation.map { VoiceActivityGate(vad: try SpeechSession.loadVoiceActivityModel(), options: $0) }
         if let phase, phase > 0 {

@@ -139,8 +139,8 @@ final class StreamingTranscription {
     /// Seconds of session audio received.
     var receivedSeconds: Double { Double(receivedSamples) / Double(WhisperTime.sampleRate) }
 
-    /// Seconds of audio in the buffer: what the next decode hears.
-    var bufferedSeconds: Double { Double(buffer.count) / Double(WhisperTime.sampleRate) }
+    /// Session seconds where the buffer (the audio the next decode hears) begins: it moves on at each trim.
+    var bufferStartSeconds: Double { Double(bufferStart) / Double(WhisperTime.sampleRate) }
 
     /// Seconds of audio received since the last decode.
     var undecodedSeconds: Double { Double(receivedSamples - decodedThrough) / Double(WhisperTime.sampleRate) }

@@ -97,27 +97,16 @@ struct LiveReplayTests {
         // `trimKeepSeconds` of audio.
         let model = try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: AnalyzerConfiguration.default.computeType)
         let samples = try Fixtures.samples("two_cities.wav")
-        let (trims, finals) = try await offPool { () throws -> ([(received: Double, kept: Double)], [StreamingTranscription.Update]) in
-            let transcription = StreamingTranscription(
-                decoder: WindowDecoder(model: model), language: "en",
-                configuration: .init(options: DecodingOptions(language: "en", temperatures: [0], beamSize: 3)))
-            var trims: [(received: Double, kept: Double)] = []
-            var updates: [StreamingTranscription.Update] = []
-            for start in stride(from: 0, to: samples.count, by: 8_000) {
-                transcription.append(Array(samples[start..<min(samples.count, start + 8_000)]))
-                let before = transcription.bufferedSeconds
-                if let update = try transcription.update(final: false) { updates.append(update) }
-                if transcription.bufferedSeconds < before { trims.append((transcription.receivedSeconds, transcription.bufferedSeconds)) }
-            }
-            return (trims, updates)
-        }
+        let events = try await offPool { try LiveReplay(model: model).run(samples) }
+        // An update whose buffer starts later than the one before it trimmed; what it kept runs to its audio time.
+        let trims = zip(events, events.dropFirst()).filter { !$1.isFlush && $1.bufferStart > $0.bufferStart }.map(\.1)
         let keep = StreamingTranscription.Configuration.defaultTrimKeepSeconds
-        #expect(trims.count >= 2, "a 44 s recording is trimmed more than once: \(trims)")
-        let wordEnds = finals.flatMap(\.committed).map(\.end)
+        #expect(trims.count >= 2, "a 44 s recording is trimmed more than once: \(trims.map(\.audioTime))")
+        let wordEnds = events.flatMap(\.committed).map(\.end)
         for trim in trims {
-            #expect(trim.kept >= keep && trim.kept <= StreamingTranscription.Configuration.defaultMaxBufferSeconds, "\(trim)")
-            let cut = trim.received - trim.kept
-            #expect(wordEnds.contains { abs($0 - cut) < 0.001 }, "the cut at \(cut) s is no committed word's end")
+            let kept = trim.audioTime - trim.bufferStart
+            #expect(kept >= keep && kept <= StreamingTranscription.Configuration.defaultMaxBufferSeconds, "kept \(kept) s at \(trim.audioTime) s")
+            #expect(wordEnds.contains { abs($0 - trim.bufferStart) < 0.001 }, "the cut at \(trim.bufferStart) s is no committed word's end")
         }
     }
 
