@@ -1,7 +1,8 @@
 // aural-live-bench: replays recordings through the live streaming policy and measures what a user sees: final WER
 // against the file transcription's, per-word latency to the first volatile appearance and to the final commit, the
 // flicker of the volatile text, and CPU use. `scripts/live-bench` builds and runs it; see docs/streaming.md.
-@_spi(Benchmark) import AuralKit
+import AuralKit
+import Speech
 import AuralAudio
 import AuralWhisper
 import Foundation
@@ -134,7 +135,7 @@ func replay(_ samples: [Float], phase: Double?, seed: UInt64) throws -> ([Displa
     let cpu = cpuSeconds()
     let events = try LiveReplay(
         model: model, cadence: cadence, phase: phase, jitter: jitter, seed: seed, maxBufferSeconds: buffer, trimKeepSeconds: trimKeep, holdbackSeconds: holdback, policy: policy,
-        encoderPaddingSeconds: encoderPadding, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: DecodingOptions(language: language, temperatures: [0], beamSize: beam)).run(samples)
+        encoderPaddingSeconds: encoderPadding, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: LiveReplay.liveOptions(language: language, beamSize: beam)).run(samples)
     var finals = ""
     var displays: [Display] = []
     if show {

@@ -1,5 +1,6 @@
 @testable import AuralHistory
 @testable import AuralKit
+@testable import Speech
 import Foundation
 import TestSupport
 import Testing

@@ -4,6 +4,7 @@ import Foundation
 import Testing
 
 @testable import AuralKit
+@testable import Speech
 
 @Suite("ErrorMapping")
 struct ErrorMappingTests {

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import AuralKit
+@testable import Speech
 
 /// The README's examples that need only the result and error types, compiled against them. `startTranscribing()`
 /// is replaced by a stream built here; everything inside the loops is the README's code, `run.text` included (a run

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import AuralKit
+@testable import Speech
 
 /// An error that is not `Equatable`, for the equality rules of underlying errors.
 private struct PlainError: Error, Sendable, CustomStringConvertible {

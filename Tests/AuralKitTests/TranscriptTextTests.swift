@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import AuralKit
+@testable import Speech
 
 @Suite("Etiquette replacements")
 struct TranscriptTextTests {

@@ -2,11 +2,13 @@ import AuralAudio
 import AuralVAD
 import AuralWhisper
 import Foundation
+import Speech
 
 extension SpeechSessionError {
     /// `error` as a session error: the one place where errors of the lower layers (`ModelManager`'s
     /// `SpeechModelError`, the engine's `WhisperModelError` and `TranscriptionError`, the audio layer's
-    /// `AudioSourceError` and `AudioDeviceError`, the voice activity model's `SileroVADError`) become `SpeechSessionError`s. A `SpeechSessionError` passes
+    /// `AudioSourceError` and `AudioDeviceError`, the voice activity model's `SileroVADError`, the Speech layer's
+    /// `SFSpeechError`) become `SpeechSessionError`s. A `SpeechSessionError` passes
     /// through unchanged; an error this mapping does not know becomes `.transcriptionFailed` with its description.
     ///
     /// `SpeechModelError.tooManyReservedLocales` does not name the locale asked for; pass it with
@@ -25,7 +27,19 @@ extension SpeechSessionError {
         case let error as AudioSourceError: from(error)
         case let error as AudioDeviceError: from(error)
         case let error as SileroVADError: from(error)
+        case let error as SFSpeechError: from(error, locale: locale)
         default: .transcriptionFailed(reason: error.localizedDescription)
+        }
+    }
+
+    private static func from(_ error: SFSpeechError, locale: Locale?) -> SpeechSessionError {
+        let locale = error.locale ?? locale ?? Locale(identifier: "und")
+        switch error.code {
+        case .cannotAllocateUnsupportedLocale: return .unsupportedLocale(locale)
+        case .noModel: return .modelNotFound(name: error.model ?? locale.identifier, reason: error.errorDescription ?? "")
+        case .assetLocaleNotAllocated, .tooManyAssetLocalesAllocated: return .modelReservationFailed(locale, error)
+        case .audioDisordered, .unexpectedAudioFormat, .incompatibleAudioFormats: return .audioConversionFailed(error)
+        case .moduleOutputFailed, .insufficientResources: return .transcriptionFailed(reason: error.errorDescription ?? "")
         }
     }
 

@@ -1,5 +1,6 @@
 import AuralWhisper
 import Foundation
+import Speech
 
 /// How a session's or a transcription's model computes: float32, int8, or the faster of the two on this machine
 /// (`AuralWhisper.ComputeType`, named here so that `import AuralKit` is enough).
@@ -54,6 +55,15 @@ public enum AnalyzerModelRetention: Equatable, Sendable, CaseIterable {
 extension AnalyzerModelRetention {
     /// How long `.lingering` keeps an unused model.
     static let lingerDuration: Duration = .seconds(60)
+
+    /// The analyzer's retention of the same name.
+    var analyzerRetention: SpeechAnalyzer.Options.ModelRetention {
+        switch self {
+        case .whileInUse: .whileInUse
+        case .lingering: .lingering
+        case .processLifetime: .processLifetime
+        }
+    }
 
     /// The `ModelManager` retention that implements this one.
     var modelRetention: ModelRetention {

@@ -1,6 +1,7 @@
 import AuralAudio
 import AuralWhisper
 import Foundation
+import Speech
 
 /// Limits on a file transcription, as in AuralKit.
 public struct FileTranscriptionOptions: Sendable {
@@ -34,13 +35,14 @@ extension SpeechSession {
     /// streams the results: each segment as a final result with word times, in order. `progressHandler` gets the
     /// fraction of the audio done, from 0 to 1.
     ///
-    /// The file is transcribed whole, with the accuracy of offline transcription (30-second windows, temperature
-    /// fallback, previous-text conditioning), not through the live policy.
+    /// The file is transcribed whole by a `SpeechAnalyzer`'s file path, with the accuracy of offline transcription
+    /// (30-second windows, temperature fallback, previous-text conditioning), not through the live policy.
+    /// `stopTranscribing()` ends it at once, after the segment being decoded; `pauseTranscribing()` does nothing.
     public func streamTranscription(
         from audioFile: URL, options: FileTranscriptionOptions = FileTranscriptionOptions(),
         progressHandler: (@Sendable (Double) -> Void)? = nil
     ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
-        begin(source: { FileSource(url: audioFile) }) { [self] run in
+        begin(source: { FileSource(url: audioFile) }, isFile: true) { [self] run in
             await transcribeFile(audioFile, options: options, run: run, progressHandler: progressHandler)
         }
     }
@@ -61,44 +63,32 @@ extension SpeechSession {
     private func transcribeFile(
         _ url: URL, options: FileTranscriptionOptions, run: SessionRun, progressHandler: (@Sendable (Double) -> Void)?
     ) async {
-        var loaded: LoadedModel?
         do {
             try Self.validate(url, options: options)
-            let model = try await prepareModel()
-            loaded = model
+            try await installModelIfNeeded()
+            let transcriber = makeTranscriber()
+            let analyzer = SpeechAnalyzer(
+                modules: [transcriber],
+                options: .init(priority: analyzerConfiguration.priority, modelRetention: analyzerConfiguration.modelRetention.analyzerRetention))
+            let context = AnalysisContext()
+            context.contextualStrings = options.contextualStrings ?? [:]
+            try await analyzer.setContext(context)
             if current === run { status = .transcribing }
-            var decoding = DecodingOptions(language: model.language, wordTimestamps: true)
-            decoding.initialPrompt = options.contextualStrings.flatMap { AnalysisContext.initialPrompt(from: $0) }
-            if reportingOptions.contains(.alternativeTranscriptions) { decoding.beamSize = max(decoding.beamSize, 2) }
-            let transcriber = Transcriber(model: model.model)
-            let attributes = attributeOptions
-            let etiquette = transcriptionOptions.contains(.etiquetteReplacements)
-            var finalized = CMTime.zero
-            var first = true
-            let events = transcriber.events(reading: { try AudioFileSamples(url: url) }, options: decoding)
-            for try await event in events {
-                switch event {
-                case .info: break
-                case .progress(let fraction): progressHandler?(fraction)
-                case .segment(let segment):
-                    var words = (segment.words ?? []).map(TimedWord.init)
-                    if first, !words.isEmpty {
-                        words[0].text = String(words[0].text.drop(while: { $0 == " " }))
-                        first = false
-                    }
-                    guard !words.isEmpty else { continue }
-                    let text = TranscriptText.attributed(words, options: attributes, etiquette: etiquette)
-                    let start = CMTime(seconds: segment.start, preferredTimescale: 16_000)
-                    let end = max(CMTime(seconds: segment.end, preferredTimescale: 16_000), start)
-                    finalized = max(finalized, end)
-                    run.continuation.yield(SpeechTranscriber.Result(
-                        alternatives: [text], range: CMTimeRange(start: start, end: end), resultsFinalizationTime: finalized))
-                }
+            let forwarding = Task { for try await result in transcriber.results { run.continuation.yield(result) } }
+            do {
+                _ = try await analyzer.analyzeFile(at: url, progress: progressHandler)
+                try await analyzer.finalizeAndFinishThroughEndOfInput()
+            } catch {
+                await analyzer.cancelAndFinishNow()
+                _ = try? await forwarding.value
+                throw error
             }
-            progressHandler?(1)
-            await end(run, releasing: loaded, failure: nil)
+            try await forwarding.value
+            if !Task.isCancelled { progressHandler?(1) }
+            await end(run, failure: nil)
         } catch {
-            await end(run, releasing: loaded, failure: SpeechSessionError.from(error, locale: locale))
+            // A stop cancels a file run: what was transcribed until then has been delivered.
+            await end(run, failure: Task.isCancelled ? nil : SpeechSessionError.from(error, locale: locale))
         }
     }
 

@@ -1,6 +1,8 @@
+import AVFoundation
 import AuralAudio
 import AuralWhisper
 import Foundation
+import Speech
 
 /// Live speech to text: microphone (or any audio source) in, volatile and final results out.
 ///
@@ -15,9 +17,11 @@ import Foundation
 /// }
 /// ```
 ///
-/// Volatile results well up while someone speaks and are replaced wholesale by the next one; final results only
-/// accumulate: a final is never revised, repeated or reordered, and the finals of a session concatenated are its whole
-/// transcript. `stopTranscribing()` decodes the audio already captured and delivers it as final before the stream
+/// The session is built as upstream AuralKit is, on the Speech framework's layer: each run creates a
+/// `SpeechTranscriber` (and a `SpeechDetector` with voice activation) in a `SpeechAnalyzer`, and feeds it the
+/// source's audio as `AnalyzerInput`. Volatile results well up while someone speaks and are replaced wholesale by the
+/// next one; a final result covers a phrase (up to a sentence end or a pause), and finals only accumulate: a final is
+/// never revised, repeated or reordered, and the finals of a session concatenated are its whole transcript. `stopTranscribing()` decodes the audio already captured and delivers it as final before the stream
 /// ends, so nothing said before the stop is lost.
 ///
 /// Isolation: like AuralKit, the session is `@MainActor`, so a UI reads `status` and calls `startTranscribing()`
@@ -89,7 +93,8 @@ public final class SpeechSession {
     public internal(set) var isSpeechDetected = true
 
     let statusBroadcaster = Broadcaster<Status>(initial: .idle)
-    /// The configured voice activation, and the continuation of its results stream.
+    /// The configured voice activation (each run gets a detector module of these options), and the continuation of
+    /// its results stream.
     var speechDetector: SpeechDetector?
     var detectorResults: AsyncStream<SpeechDetector.Result>.Continuation?
     var downloadProgress: Progress?
@@ -180,15 +185,14 @@ public final class SpeechSession {
         start(source: { source }, contextualStrings: contextualStrings)
     }
 
-    /// Transcribes what the machine plays (Linux's counterpart of screen-capture audio): the default output, one
-    /// output, or one application, optionally without this process's own sound.
+    /// The earlier name of `startTranscribingScreenCapture(options:contextualStrings:)` (AuralKit's name, in
+    /// SpeechSession+ScreenCapture.swift), kept for existing callers: it calls that method, with the strings under
+    /// `.general`.
     public func startTranscribingSystemAudio(
         options: SystemAudioTranscriptionOptions = SystemAudioTranscriptionOptions(),
         contextualStrings: [String]? = nil
     ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
-        start(
-            source: { PulseSystemAudioSource(target: options.target, excludesCurrentProcessAudio: options.excludesCurrentProcessAudio) },
-            contextualStrings: contextualStrings.map { [.general: $0] })
+        startTranscribingScreenCapture(options: options, contextualStrings: contextualStrings.map { [.general: $0] })
     }
 
     // MARK: - Control
@@ -203,9 +207,9 @@ public final class SpeechSession {
     }
 
     /// Stops capture and delivers what was said as final; the model stays loaded and the stream open. Only from
-    /// `.transcribing`.
+    /// `.transcribing`, and not during a file transcription (which has no capture to pause: it returns at once).
     public func pauseTranscribing() async {
-        guard status == .transcribing, let run = current else { return }
+        guard status == .transcribing, let run = current, !run.isFile else { return }
         await run.pause()
         if current === run, status == .transcribing { status = .paused }
     }
@@ -225,14 +229,13 @@ public final class SpeechSession {
         source makeSource: @escaping @Sendable () -> any AudioSource,
         contextualStrings: [AnalysisContext.ContextualStringsTag: [String]]?
     ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
-        let prompt = contextualStrings.flatMap { AnalysisContext.initialPrompt(from: $0) }
-        return begin(source: makeSource) { [self] run in await live(run, prompt: prompt) }
+        begin(source: makeSource) { [self] run in await live(run, contextualStrings: contextualStrings ?? [:]) }
     }
 
     /// Starts a run that `body` drives, and returns its stream; when a run is already going, the new stream fails
     /// with `recognitionStreamSetupFailed` and the running one goes on. Cancelling the consumer cancels the run.
     func begin(
-        source makeSource: @escaping @Sendable () -> any AudioSource,
+        source makeSource: @escaping @Sendable () -> any AudioSource, isFile: Bool = false,
         _ body: @escaping @MainActor (SessionRun) async -> Void
     ) -> AsyncThrowingStream<SpeechTranscriber.Result, Error> {
         let (stream, continuation) = AsyncThrowingStream<SpeechTranscriber.Result, Error>.makeStream()
@@ -241,7 +244,7 @@ public final class SpeechSession {
             return stream
         }
         status = .preparing
-        let run = SessionRun(continuation: continuation, makeSource: makeSource)
+        let run = SessionRun(continuation: continuation, isFile: isFile, makeSource: makeSource)
         current = run
         continuation.onTermination = { [weak run] termination in
             guard case .cancelled = termination, let run else { return }
@@ -251,105 +254,73 @@ public final class SpeechSession {
         return stream
     }
 
-    private func live(_ run: SessionRun, prompt: String?) async {
-        var loaded: LoadedModel?
+    /// A live run: the analyzer with its modules, the results forwarded to the run's stream, capture until the stop,
+    /// then the analyzer finalized and finished.
+    private func live(_ run: SessionRun, contextualStrings: [AnalysisContext.ContextualStringsTag: [String]]) async {
         do {
-            let model = try await prepareModel()
-            loaded = model
-            var options = DecodingOptions(
-                language: model.language, temperatures: [0], beamSize: StreamingTranscription.Configuration.liveBeamSize,
-                conditionOnPreviousText: true)
-            options.maxNewTokens = 96
-            let transcription = StreamingTranscription(
-                decoder: WindowDecoder(model: model.model), language: model.language,
-                configuration: .init(options: options, contextPrompt: prompt, policy: streamingPolicy))
-            let delivery = ResultDelivery(
-                assembler: ResultAssembler(
-                    reportingOptions: reportingOptions, attributeOptions: attributeOptions,
-                    etiquette: transcriptionOptions.contains(.etiquetteReplacements)),
-                continuation: run.continuation)
-            let gate = try speechDetector.map { VoiceActivityGate(vad: try Self.loadVoiceActivityModel(), options: $0.detectionOptions) }
-            isSpeechDetected = gate == nil
-            let worker = InferenceThread(
-                transcription: transcription, cadence: StreamingTranscription.Configuration.cadenceSeconds, gate: gate,
-                reportSpans: detectionReporter(for: run)
-            ) { delivery.deliver($0) }
-            try await run.capture(into: worker, onStarted: { [weak self] in
-                guard let self, self.current === run, self.status == .preparing || self.status == .paused else { return }
-                self.status = .transcribing
-            })
-            try await worker.finish()
-            await end(run, releasing: loaded, failure: nil)
-        } catch {
-            await end(run, releasing: loaded, failure: SpeechSessionError.from(error, locale: locale))
-        }
-    }
-
-    /// A model ready to run, with what must be given back when the session ends.
-    struct LoadedModel: Sendable {
-        let model: WhisperModel
-        let name: String
-        let language: String
-        let reservation: ModelReservation?
-    }
-
-    /// Finds the locale's model (installing it with `modelDownloadProgress` set when it is missing), reserves the
-    /// locale and loads the model.
-    func prepareModel() async throws -> LoadedModel {
-        let manager = modelManager
-        guard let language = ModelCatalog.whisperLanguage(for: locale) else {
-            throw SpeechSessionError.unsupportedLocale(locale)
-        }
-        let name: String
-        if let modelName {
-            name = modelName
-        } else {
-            name = try await manager.model(for: locale).name
-            if let request = try await manager.installationRequest(for: name) {
-                downloadProgress = request.progress
-                defer { downloadProgress = nil }
-                try await request.downloadAndInstall()
+            try await installModelIfNeeded()
+            let transcriber = makeTranscriber()
+            let detector = speechDetector.map { SpeechDetector(detectionOptions: $0.detectionOptions, reportResults: true) }
+            let analyzer = SpeechAnalyzer(
+                modules: [transcriber] + (detector.map { [$0] } ?? []),
+                options: .init(priority: analyzerConfiguration.priority, modelRetention: analyzerConfiguration.modelRetention.analyzerRetention))
+            let context = AnalysisContext()
+            context.contextualStrings = contextualStrings
+            try await analyzer.setContext(context)
+            isSpeechDetected = detector == nil
+            if let detector { forwardDetection(of: detector, for: run) }
+            let forwarding = Task { for try await result in transcriber.results { run.continuation.yield(result) } }
+            try await analyzer.prepareToAnalyze(in: nil)
+            do {
+                try await run.capture(into: analyzer, onStarted: { [weak self] in
+                    guard let self, self.current === run, self.status == .preparing || self.status == .paused else { return }
+                    self.status = .transcribing
+                })
+                try await analyzer.finalizeAndFinishThroughEndOfInput()
+            } catch {
+                await analyzer.cancelAndFinishNow()
+                _ = try? await forwarding.value
+                throw error
             }
-        }
-        let reservation = modelName == nil ? try await manager.reserve(locale: locale) : nil
-        do {
-            let model = try await manager.acquireModel(
-                named: name, computeType: analyzerConfiguration.computeType,
-                retention: analyzerConfiguration.modelRetention.modelRetention)
-            if !model.languages.contains(language) { throw SpeechSessionError.unsupportedLocale(locale) }
-            return LoadedModel(model: model, name: name, language: language, reservation: reservation)
+            try await forwarding.value
+            await end(run, failure: nil)
         } catch {
-            if let reservation { await manager.release(reservation) }
-            throw error
+            await end(run, failure: SpeechSessionError.from(error, locale: locale))
+        }
+    }
+
+    /// The run's transcriber module: the session's options on the session's model manager, model and compute type.
+    func makeTranscriber() -> SpeechTranscriber {
+        SpeechTranscriber(
+            locale: locale, transcriptionOptions: transcriptionOptions, reportingOptions: reportingOptions,
+            attributeOptions: attributeOptions,
+            engine: TranscriberEngine(
+                modelName: modelName, computeType: analyzerConfiguration.computeType, modelManager: modelManager,
+                retention: analyzerConfiguration.modelRetention.modelRetention, policy: streamingPolicy))
+    }
+
+    /// Installs the locale's model when it is missing, with `modelDownloadProgress` set meanwhile (a model given by
+    /// name or folder is used as it is).
+    /// - Throws: `SpeechSessionError.unsupportedLocale`, or why the download failed.
+    func installModelIfNeeded() async throws {
+        guard ModelCatalog.whisperLanguage(for: locale) != nil else { throw SpeechSessionError.unsupportedLocale(locale) }
+        guard modelName == nil else { return }
+        let name = try await modelManager.model(for: locale).name
+        if let request = try await modelManager.installationRequest(for: name) {
+            downloadProgress = request.progress
+            defer { downloadProgress = nil }
+            try await request.downloadAndInstall()
         }
     }
 
     /// Ends a run: the session returns to `.idle` (unless another run has begun), then the stream ends, with
-    /// `failure` when given, so a consumer that sees the end finds the session idle; then the model and the locale
-    /// are given back.
-    func end(_ run: SessionRun, releasing loaded: LoadedModel?, failure: SpeechSessionError?) async {
+    /// `failure` when given, so a consumer that sees the end finds the session idle.
+    func end(_ run: SessionRun, failure: SpeechSessionError?) async {
         if current === run {
             current = nil
             status = .idle
             isSpeechDetected = true
         }
         if let failure { run.continuation.finish(throwing: failure) } else { run.continuation.finish() }
-        if let loaded {
-            await modelManager.relinquishModel(named: loaded.name, computeType: loaded.model.computeType)
-            if let reservation = loaded.reservation { await modelManager.release(reservation) }
-        }
-    }
-}
-
-/// What `startTranscribingSystemAudio(options:contextualStrings:)` captures.
-public struct SystemAudioTranscriptionOptions: Sendable, Hashable {
-    /// The default output, a named output, or one application's playback.
-    public var target: PulseSystemAudioSource.Target
-    /// Whether this process's own playback is left out.
-    public var excludesCurrentProcessAudio: Bool
-
-    public init(target: PulseSystemAudioSource.Target = .defaultOutput, excludesCurrentProcessAudio: Bool = false) {
-        self.target = target
-        self.excludesCurrentProcessAudio = excludesCurrentProcessAudio
     }
 }

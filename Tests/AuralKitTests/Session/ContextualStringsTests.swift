@@ -1,4 +1,5 @@
 @testable import AuralKit
+@testable import Speech
 import AuralAudio
 import Foundation
 import TestSupport

@@ -1,5 +1,6 @@
 @testable import AuralAudio
 @testable import AuralKit
+@testable import Speech
 import AuralWhisper
 import Foundation
 import TestSupport

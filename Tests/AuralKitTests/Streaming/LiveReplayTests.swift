@@ -1,4 +1,5 @@
-@_spi(Benchmark) @testable import AuralKit
+@testable import AuralKit
+@testable import Speech
 import AuralWhisper
 import Foundation
 import TestSupport

@@ -1,4 +1,5 @@
 @testable import AuralKit
+@testable import Speech
 import Testing
 
 /// The rules of `StreamingTranscription` that need no model.

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import AuralKit
+@testable import Speech
 
 @Suite("SpeechDetector.DetectionOptions")
 struct DetectionOptionsTests {

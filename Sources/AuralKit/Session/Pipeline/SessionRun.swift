@@ -1,12 +1,17 @@
+import AVFoundation
 import AuralAudio
 import Foundation
+import Speech
 import Synchronization
 
-/// One `startTranscribing` call: its stream's continuation, the audio source and the capture loop, with stop,
-/// pause, resume and cancel. Lives until the stream ends.
+/// One `startTranscribing` call: its stream's continuation, the audio source and the capture loop that feeds the
+/// session's `SpeechAnalyzer`, with stop, pause, resume and cancel. Each stretch of capture (from a start or a resume
+/// to a pause or the stop) is one input sequence of the analyzer. Lives until the stream ends.
 final class SessionRun: Sendable {
     let continuation: AsyncThrowingStream<SpeechTranscriber.Result, Error>.Continuation
     private let makeSource: @Sendable () -> any AudioSource
+    /// Whether the run transcribes a file (no capture: a pause does nothing, a stop cancels the transcription).
+    let isFile: Bool
     /// The task that drives the run (prepare, capture, flush); set once by the session.
     nonisolated(unsafe) var task: Task<Void, Never>?
 
@@ -21,20 +26,25 @@ final class SessionRun: Sendable {
         var pauseWaiters: [CheckedContinuation<Void, Never>] = []
         /// `resume()` waits here until capture restarted (or failed).
         var resumeResult: CheckedContinuation<Void, Error>?
-        var worker: InferenceThread?
+        var analyzer: SpeechAnalyzer?
     }
 
     private let state = Mutex(State())
 
-    init(continuation: AsyncThrowingStream<SpeechTranscriber.Result, Error>.Continuation, makeSource: @escaping @Sendable () -> any AudioSource) {
+    init(
+        continuation: AsyncThrowingStream<SpeechTranscriber.Result, Error>.Continuation, isFile: Bool = false,
+        makeSource: @escaping @Sendable () -> any AudioSource
+    ) {
         self.continuation = continuation
+        self.isFile = isFile
         self.makeSource = makeSource
     }
 
-    /// Captures until stopped or cancelled, feeding `worker`; pauses flush and wait for `resume()`. Returns when
-    /// capture has ended for good; throws the source's error (after flushing what was captured).
-    func capture(into worker: InferenceThread, onStarted: @escaping @MainActor () -> Void) async throws {
-        state.withLock { $0.worker = worker }
+    /// Captures until stopped or cancelled, feeding `analyzer`; a pause finalizes what was captured and waits for
+    /// `resume()`. Returns when capture has ended for good (its last input sequence consumed, not yet finalized);
+    /// throws the source's error (after finalizing what was captured).
+    func capture(into analyzer: SpeechAnalyzer, onStarted: @escaping @MainActor () -> Void) async throws {
+        state.withLock { $0.analyzer = analyzer }
         while true {
             if state.withLock({ $0.stopRequested || $0.cancelled }) { return }
             let source = makeSource()
@@ -55,20 +65,20 @@ final class SessionRun: Sendable {
             succeedResume()
             var failure: (any Error)?
             do {
-                try await Self.feed(buffers, to: worker)
+                try await Self.feed(buffers, to: analyzer)
             } catch {
                 failure = error
             }
             source.stop()
             state.withLock { $0.source = nil }
             if let failure {
-                await worker.flush()
+                try? await analyzer.finalize(through: nil)
                 throw failure
             }
             // The source ended: a stop, a pause, a cancel, or the end of a finite source.
             let paused = state.withLock { $0.pauseRequested && !$0.stopRequested && !$0.cancelled }
             guard paused else { return }
-            await worker.flush()
+            try await analyzer.finalize(through: nil)
             let waiters = state.withLock { state -> [CheckedContinuation<Void, Never>] in
                 defer { state.pauseWaiters = [] }
                 return state.pauseWaiters
@@ -87,21 +97,29 @@ final class SessionRun: Sendable {
         }
     }
 
-    /// Converts each buffer to 16 kHz mono and hands it to the worker, off the main actor.
-    private static func feed(_ buffers: AsyncThrowingStream<AudioBuffer, Error>, to worker: InferenceThread) async throws {
-        let converter = BufferConverter()
-        for try await buffer in buffers {
-            if buffer.format == .whisper {
-                worker.append(buffer.samples)
-            } else {
-                worker.append(try converter.convert(buffer))
+    /// Hands each buffer to the analyzer as one input sequence, off the main actor; returns once the analyzer has
+    /// taken all of it (the analyzer converts the source's format).
+    private static func feed(_ buffers: AsyncThrowingStream<AudioBuffer, Error>, to analyzer: SpeechAnalyzer) async throws {
+        let (inputs, builder) = AsyncStream.makeStream(of: AnalyzerInput.self)
+        let analysis = Task { try await analyzer.analyzeSequence(inputs) }
+        do {
+            for try await buffer in buffers {
+                guard let pcm = AVAudioPCMBuffer(buffer) else { continue }
+                // A terminated input means the analysis failed: its error is thrown below.
+                if case .terminated = builder.yield(AnalyzerInput(buffer: pcm)) { break }
             }
+        } catch {
+            builder.finish()
+            _ = try? await analysis.value
+            throw error
         }
-        worker.append(converter.flush())
+        builder.finish()
+        _ = try await analysis.value
     }
 
-    /// Ends capture; the session then flushes and finishes the stream.
+    /// Ends capture; the session then flushes and finishes the stream. A file run stops transcribing at once.
     func requestStop() {
+        if isFile { task?.cancel() }
         let (source, waiter) = state.withLock { state in
             state.stopRequested = true
             defer { state.resumeWaiter = nil }
@@ -138,16 +156,16 @@ final class SessionRun: Sendable {
 
     /// The consumer went away: stop capture and decoding without delivering more.
     func cancel() {
-        let (source, waiter, worker, pauseWaiters) = state.withLock { state in
+        let (source, waiter, analyzer, pauseWaiters) = state.withLock { state in
             state.cancelled = true
             defer {
                 state.resumeWaiter = nil
                 state.pauseWaiters = []
             }
-            return (state.source, state.resumeWaiter, state.worker, state.pauseWaiters)
+            return (state.source, state.resumeWaiter, state.analyzer, state.pauseWaiters)
         }
         source?.stop()
-        worker?.cancel()
+        if let analyzer { Task { await analyzer.cancelAndFinishNow() } }
         waiter?.resume(returning: false)
         for waiter in pauseWaiters { waiter.resume() }
         task?.cancel()

@@ -1,0 +1,20 @@
+import AVFoundation
+import AuralAudio
+
+extension AVAudioPCMBuffer {
+    /// A float32 interleaved buffer holding a copy of an `AudioBuffer`'s samples, in its rate and channel count;
+    /// nil for an empty buffer or a format with no channels.
+    convenience init?(_ buffer: AudioBuffer) {
+        guard buffer.frameCount > 0,
+            let format = AVAudioFormat(
+                commonFormat: .pcmFormatFloat32, sampleRate: Double(buffer.format.sampleRate),
+                channels: AVAudioChannelCount(buffer.format.channelCount), interleaved: true)
+        else { return nil }
+        self.init(pcmFormat: format, frameCapacity: AVAudioFrameCount(buffer.frameCount))
+        guard let data = floatChannelData else { return nil }
+        buffer.samples.withUnsafeBufferPointer { samples in
+            data[0].update(from: samples.baseAddress!, count: samples.count)
+        }
+        frameLength = AVAudioFrameCount(buffer.frameCount)
+    }
+}
