@@ -29,8 +29,14 @@ struct Display {
 /// aligned to the offline transcription's word (with its forced-aligned end time); latency runs from that end to
 /// the word's first appearance on the display and to its commit.
 struct LatencyReport {
+    /// Seconds from a word's end to its first appearance.
     var firstAppearance: [Double] = []
+    /// Seconds from a word's end to its final result.
     var commit: [Double] = []
+    /// Seconds from a word's end to the display from which it is shown as it ends up and never changes.
+    var stable: [Double] = []
+    /// Seconds from the end of a phrase's last word to the phrase's final result.
+    var phraseFinal: [Double] = []
     var erasedWords = 0
     var finalWordCount = 0
     var liveWER = 0.0
@@ -60,7 +66,10 @@ struct LatencyReport {
             erasedWords += a.count - common
         }
         let pairs = WER.alignment(finals.map(WER.normalize), reference.map { WER.normalize($0.word) })
+        let phraseEnds = Self.phraseEnds(displays)
         for (i, j) in pairs {
+            if let time = phraseEnds[i] { phraseFinal.append(max(0, time - reference[j].end)) }
+            if let time = Self.stableTime(of: i, in: displays) { stable.append(max(0, time - reference[j].end)) }
             let word = WER.normalize(finals[i])
             guard let committed = displays.first(where: { $0.finalWords.count > i }) else { continue }
             commit.append(max(0, committed.time - reference[j].end))
@@ -68,6 +77,41 @@ struct LatencyReport {
                 firstAppearance.append(max(0, min(shown.time, committed.time) - reference[j].end))
             }
         }
+    }
+}
+
+extension LatencyReport {
+    /// The three latencies of a report, or of several together.
+    struct Figures {
+        var firstAppearance: [Double]
+        var stable: [Double]
+        var phraseFinal: [Double]
+    }
+
+    var figures: Figures { Figures(firstAppearance: firstAppearance, stable: stable, phraseFinal: phraseFinal) }
+
+    /// For the last word of each final result (by its index in the final text), the time that result was shown.
+    static func phraseEnds(_ displays: [Display]) -> [Int: Double] {
+        var ends: [Int: Double] = [:]
+        var count = 0
+        for display in displays where display.finalWords.count > count {
+            count = display.finalWords.count
+            ends[count - 1] = display.time
+        }
+        return ends
+    }
+
+    /// When word `index` of the final text became stable: the first display of the last run of displays that all
+    /// show it as the final text has it.
+    static func stableTime(of index: Int, in displays: [Display]) -> Double? {
+        guard let final = displays.last?.finalWords, index < final.count else { return nil }
+        let word = WER.normalize(final[index])
+        var time: Double?
+        for display in displays.reversed() {
+            guard display.all.count > index, WER.normalize(display.all[index]) == word else { break }
+            time = display.time
+        }
+        return time
     }
 }
 

@@ -1,11 +1,11 @@
-// aural-live-bench: replays recordings through the live streaming policy and measures what a user sees: final WER
-// against the file transcription's, per-word latency to the first volatile appearance and to the final commit, the
-// flicker of the volatile text, and CPU use. `scripts/live-bench` builds and runs it; see docs/streaming.md.
-import AuralKit
-import Speech
+// aural-live-bench: replays recordings through the live configuration (the streaming policy and its phrase results)
+// and measures what a user sees: final WER against the file transcription's, per-word latency to the first volatile
+// appearance and to stability, each phrase's final after its last word, the flicker of the volatile text, and CPU use. `scripts/live-bench` builds and runs it; see docs/streaming.md.
 import AuralAudio
+import AuralKit
 import AuralWhisper
 import Foundation
+import Speech
 
 let usage = """
     usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--trim-keep SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
@@ -147,14 +147,18 @@ func replay(_ samples: [Float], phase: Double?, seed: UInt64) throws -> ([Displa
                 word.confidence, index, event.audioTime, event.isFlush ? ", flush" : ""))
         }
     }
+    // What a session's consumer shows: the phrase finals, then the latest volatile result (which carries the open
+    // phrase and the words still being decided); a final withdraws the volatile text until the next volatile result.
+    var volatile = ""
     for event in events {
         if trace {
             let committed = event.committed.map { String(format: "%@[%.2f–%.2f p%.2f]", $0.text as NSString, $0.start, $0.end, $0.confidence) }.joined()
             print(String(format: "%6.2f s%@ final:%@ | volatile:%@", event.audioTime, event.isFlush ? " flush" : "",
                 committed as NSString, event.volatile.joined() as NSString))
         }
-        finals += event.committed.map(\.text).joined()
-        displays.append(Display(time: event.emissionTime, finalText: finals, volatileText: event.volatile.joined()))
+        finals += event.phraseFinal
+        if let shown = event.volatileResult { volatile = shown } else if !event.phraseFinal.isEmpty { volatile = "" }
+        displays.append(Display(time: event.emissionTime, finalText: finals, volatileText: volatile))
     }
     return (displays, cpuSeconds() - cpu)
 }
@@ -210,11 +214,13 @@ func live(_ url: URL) async throws -> ([Display], Double) {
 }
 
 /// One row of the table: a replay, or the whole set ("overall"); `cpu` is CPU seconds per audio second.
-func printRow(_ name: String, seconds: Double, werDelta: Double, first: Summary, final: Summary, flicker: Double, cpu: Double) {
+func printRow(_ name: String, seconds: Double, werDelta: Double, report: LatencyReport.Figures, flicker: Double, cpu: Double) {
+    let first = Summary(values: report.firstAppearance), stable = Summary(values: report.stable)
+    let final = Summary(values: report.phraseFinal)
     print(String(
-        format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %10.2f %8.3f %5.1f%%",
+        format: "%@ %6.1f %+8.1f %11.2f %10.2f %10.2f %11.2f %10.2f %11.2f %10.2f %8.3f %5.1f%%",
         name.prefix(28).padding(toLength: 28, withPad: " ", startingAt: 0) as NSString, seconds, werDelta, first.mean,
-        first.percentile(50), first.percentile(90), final.mean, final.percentile(50), final.percentile(90), flicker, 100 * cpu))
+        first.percentile(50), first.percentile(90), stable.mean, stable.percentile(90), final.mean, final.percentile(90), flicker, 100 * cpu))
 }
 
 var reports: [LatencyReport] = []
@@ -222,7 +228,7 @@ var totalAudio = 0.0
 var totalCPU = 0.0
 /// The first update of each replay: `--phase`, or the sweep's phases (0 is the default, the first update after a cadence).
 let phases: [Double?] = sweep == 1 ? [phase] : (0..<sweep).map { cadence * Double($0) / Double(sweep) }
-print("file                         dur_s  ΔWER_pt  first_mean  first_p50  first_p90  final_mean  final_p50  final_p90  flicker    cpu")
+print("file                         dur_s  ΔWER_pt  first_mean  first_p50  first_p90 stable_mean stable_p90 phrase_mean phrase_p90  flicker    cpu")
 for item in items {
     let samples = try AudioFileLoader.loadMono16k(url: item.url)
     let duration = Double(samples.count) / 16_000
@@ -241,8 +247,8 @@ for item in items {
         totalCPU += cpu
         let name = sweep == 1 ? item.name : String(item.name.prefix(22)) + String(format: " @%.2f", phase ?? 0)
         printRow(
-            name, seconds: duration, werDelta: report.liveWER - report.fileWER, first: Summary(values: report.firstAppearance),
-            final: Summary(values: report.commit), flicker: report.normalizedErasure, cpu: cpu / (realtime ? duration + 1.8 : duration))
+            name, seconds: duration, werDelta: report.liveWER - report.fileWER, report: report.figures,
+            flicker: report.normalizedErasure, cpu: cpu / (realtime ? duration + 1.8 : duration))
     }
 }
 let erased = reports.map(\.erasedWords).reduce(0, +)
@@ -250,7 +256,9 @@ let words = reports.map(\.finalWordCount).reduce(0, +)
 let liveWER = reports.map(\.liveWER).reduce(0, +) / Double(reports.count)
 let fileWER = reports.map(\.fileWER).reduce(0, +) / Double(reports.count)
 printRow(
-    "overall", seconds: totalAudio, werDelta: liveWER - fileWER, first: Summary(values: reports.flatMap(\.firstAppearance)),
-    final: Summary(values: reports.flatMap(\.commit)), flicker: words == 0 ? 0 : Double(erased) / Double(words), cpu: totalCPU / totalAudio)
-print("latencies in seconds from each word's end (offline word timestamps); ΔWER = live final WER − file WER, mean over files\(sweep > 1 ? " and phases" : "");")
+    "overall", seconds: totalAudio, werDelta: liveWER - fileWER,
+    report: LatencyReport.Figures(
+        firstAppearance: reports.flatMap(\.firstAppearance), stable: reports.flatMap(\.stable), phraseFinal: reports.flatMap(\.phraseFinal)),
+    flicker: words == 0 ? 0 : Double(erased) / Double(words), cpu: totalCPU / totalAudio)
+print("latencies in seconds from each word's end (offline word timestamps): first shown, stable (shown as it ends up, never changed after), and a phrase's final after its last word; ΔWER = live final WER − file WER, mean over files\(sweep > 1 ? " and phases" : "");")
 print("cpu = CPU seconds / audio seconds (100% = one core busy)")

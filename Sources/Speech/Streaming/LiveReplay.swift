@@ -26,6 +26,11 @@ package struct LiveReplay: Sendable {
         package var isFlush: Bool
         /// Session seconds where the audio the next decode hears begins, after this update's trim.
         package var bufferStart: Double
+        /// The text of the phrase results this update made final, as a `SpeechTranscriber` delivers them.
+        package var phraseFinal: String
+        /// The text of the volatile result this update delivered (empty when it withdrew the last), or nil when it
+        /// delivered none.
+        package var volatileResult: String?
     }
 
     /// The model the replay runs.
@@ -95,12 +100,16 @@ package struct LiveReplay: Sendable {
         let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         var events: [Event] = []
         var position = 0
+        var assembler = ResultAssembler(reportingOptions: [.volatileResults], attributeOptions: [], etiquette: false)
         func record(_ update: StreamingTranscription.Update) {
+            let results = assembler.results(for: update)
+            let volatile = results.last { !$0.isFinal }.map { String($0.text.characters) }
             events.append(Event(
                 audioTime: update.audioTime, emissionTime: update.audioTime + update.computeSeconds,
                 computeSeconds: update.computeSeconds,
                 committed: update.committed.map { ($0.text, $0.start, $0.end, $0.confidence) }, volatile: update.volatile.map(\.text),
-                isFlush: update.isFinal, bufferStart: transcription.bufferStartSeconds))
+                isFlush: update.isFinal, bufferStart: transcription.bufferStartSeconds,
+                phraseFinal: results.filter(\.isFinal).map { String($0.text.characters) }.joined(), volatileResult: volatile))
         }
         let gate = try voiceActivation.map { VoiceActivityGate(vad: try SileroVAD(contentsOf: ModelManager.shared.voiceActivityModelURL), options: $0) }
         if let phase, phase > 0 {
