@@ -21,9 +21,9 @@ struct PhraseAssemblyTests {
     var assembler = ResultAssembler(reportingOptions: [.volatileResults], attributeOptions: [.audioTimeRange], etiquette: false)
 
     @Test("committed words without a sentence end stay in a volatile result that grows")
-    mutating func growing() {
+    mutating func growing() throws {
         let first = assembler.results(for: Self.update(committed: [Self.word("It", 0, 0.2), Self.word(" was", 0.2, 0.4)], volatile: [Self.word(" the", 0.4, 0.5)]))
-        #expect(first.count == 1)
+        try #require(first.count == 1)
         #expect(first[0].isFinal == false)
         #expect(String(first[0].text.characters) == "It was the")
         let second = assembler.results(for: Self.update(committed: [Self.word(" the", 0.4, 0.5)], volatile: [Self.word(" best", 0.5, 0.8)]))
@@ -32,11 +32,11 @@ struct PhraseAssemblyTests {
     }
 
     @Test("a sentence end makes the phrase through it one final; the rest stays volatile")
-    mutating func sentenceEnd() {
+    mutating func sentenceEnd() throws {
         _ = assembler.results(for: Self.update(committed: [Self.word("Stop", 0, 0.3)]))
         let results = assembler.results(for: Self.update(
             committed: [Self.word(" here.", 0.3, 0.6), Self.word(" Then", 0.9, 1.1)], volatile: [Self.word(" go", 1.1, 1.3)]))
-        #expect(results.count == 2)
+        try #require(results.count == 2)
         #expect(results[0].isFinal)
         #expect(String(results[0].text.characters) == "Stop here.")
         #expect(results[0].range.start.seconds == 0)
@@ -46,16 +46,16 @@ struct PhraseAssemblyTests {
     }
 
     @Test("a pause or a flush ends the phrase without a sentence end; an empty volatile result withdraws the last")
-    mutating func pause() {
+    mutating func pause() throws {
         _ = assembler.results(for: Self.update(committed: [Self.word("turn", 0, 0.3)], volatile: [Self.word(" left", 0.3, 0.6)]))
         let paused = assembler.results(for: Self.update(committed: [Self.word(" left", 0.3, 0.6)], endsPhrase: true))
-        #expect(paused.count == 2)
+        try #require(paused.count == 2)
         #expect(paused[0].isFinal)
         #expect(String(paused[0].text.characters) == "turn left")
         #expect(!paused[1].isFinal)
         #expect(String(paused[1].text.characters).isEmpty)
         let flushed = assembler.results(for: Self.update(committed: [Self.word(" now", 2, 2.3)], final: true))
-        #expect(flushed.count == 1)
+        try #require(flushed.count == 1)
         #expect(flushed[0].isFinal)
         #expect(flushed[0].range.start.seconds == 2)
     }

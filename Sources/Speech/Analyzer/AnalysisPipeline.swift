@@ -23,14 +23,16 @@ final class AnalysisPipeline: Sendable {
     /// Loads the modules' models and starts their threads.
     /// - Parameters:
     ///   - context: its contextual strings prompt the decoder.
+    ///   - retention: how long the models stay loaded afterwards (the analyzer's options), nil for the modules' own.
     ///   - onFinalized: called on an inference thread when the time up to which every module's results are final
     ///     moves on.
     static func start(
-        _ modules: ModuleSet, context: AnalysisContext, onFinalized: @escaping @Sendable (CMTime) -> Void
+        _ modules: ModuleSet, context: AnalysisContext, retention: ModelRetention?,
+        onFinalized: @escaping @Sendable (CMTime) -> Void
     ) async throws -> AnalysisPipeline {
         var models: [LoadedTranscriberModel] = []
         do {
-            for transcriber in modules.transcribers { models.append(try await ModelAssets.load(transcriber.settings)) }
+            for transcriber in modules.transcribers { models.append(try await ModelAssets.load(transcriber.settings, retention: retention)) }
             let vad = try modules.detector.map { _ in try loadVoiceActivityModel(modules) }
             let prompt = AnalysisContext.initialPrompt(from: context.contextualStrings)
             let finalized = FinalizationTimes(count: models.count)

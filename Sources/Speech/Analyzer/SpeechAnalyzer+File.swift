@@ -65,7 +65,8 @@ extension SpeechAnalyzer {
         var fileSamples = 0
         for transcriber in set.transcribers {
             let end = try await Self.transcribe(
-                url, with: transcriber, prompt: prompt, offset: offset, after: finalizedThrough, progress: progress)
+                url, with: transcriber, prompt: prompt, offset: offset, after: finalizedThrough,
+                retention: options?.modelRetention.managerRetention, progress: progress)
             fileSamples = max(fileSamples, end)
         }
         if seconds.isFinite { fileSamples = max(fileSamples, Int((seconds * Double(AnalyzerAudio.sampleRate)).rounded())) }
@@ -80,10 +81,10 @@ extension SpeechAnalyzer {
     /// returns the samples of 16 kHz audio the engine heard.
     private static func transcribe(
         _ url: URL, with transcriber: any TranscribingModule, prompt: String?, offset: Double, after finalized: CMTime,
-        progress: (@Sendable (Double) -> Void)?
+        retention: ModelRetention?, progress: (@Sendable (Double) -> Void)?
     ) async throws -> Int {
         let settings = transcriber.settings
-        let loaded = try await ModelAssets.load(settings)
+        let loaded = try await ModelAssets.load(settings, retention: retention)
         do {
             var options = DecodingOptions(language: loaded.language, wordTimestamps: true)
             options.initialPrompt = prompt

@@ -72,8 +72,9 @@ extension SpeechAnalyzer {
         let set: ModuleSet
         do { set = try ModuleSet(modules) } catch { throw fail(error) }
         let context = contextValue
+        let retention = options?.modelRetention.managerRetention
         let task = Task(priority: options?.priority) {
-            try await AnalysisPipeline.start(set, context: context) { [weak self] time in
+            try await AnalysisPipeline.start(set, context: context, retention: retention) { [weak self] time in
                 Task { await self?.noteFinalized(time) }
             }
         }

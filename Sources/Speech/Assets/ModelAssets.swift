@@ -29,10 +29,11 @@ enum ModelAssets {
         return await settings.engine.modelManager.isInstalled(name)
     }
 
-    /// Reserves the locale and loads the model for an analysis.
+    /// Reserves the locale and loads the model for an analysis, kept after it as `retention` says (the analyzer's
+    /// options), else as the module's engine says.
     /// - Throws: `SFSpeechError` `.cannotAllocateUnsupportedLocale` when no model transcribes the locale, `.noModel`
     ///   when its model is not installed; the model's own load errors (`WhisperModelError`, `SpeechModelError`).
-    static func load(_ settings: TranscriberSettings) async throws -> LoadedTranscriberModel {
+    static func load(_ settings: TranscriberSettings, retention: ModelRetention? = nil) async throws -> LoadedTranscriberModel {
         let manager = settings.engine.modelManager
         guard let language = ModelCatalog.whisperLanguage(for: settings.locale) else {
             throw SFSpeechError(.cannotAllocateUnsupportedLocale, locale: settings.locale)
@@ -49,7 +50,7 @@ enum ModelAssets {
         let reservation = settings.engine.modelName == nil ? try await manager.reserve(locale: settings.locale) : nil
         do {
             let model = try await manager.acquireModel(
-                named: name, computeType: settings.engine.computeType, retention: settings.engine.retention)
+                named: name, computeType: settings.engine.computeType, retention: retention ?? settings.engine.retention)
             if !model.languages.contains(language) {
                 await manager.relinquishModel(named: name, computeType: model.computeType)
                 throw SFSpeechError(.cannotAllocateUnsupportedLocale, locale: settings.locale, model: name)

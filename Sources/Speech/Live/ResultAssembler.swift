@@ -1,5 +1,4 @@
 import CoreMedia
-import CoreMedia
 import Foundation
 
 /// Turns the streaming policy's updates into `SpeechTranscriber.Result`s as Apple's transcriber reports them: a final
@@ -8,7 +7,8 @@ import Foundation
 /// Committed words (those the policy will never change) join the open phrase. The phrase becomes final through its
 /// last word that ends a sentence, at a pause (`Update.endsPhrase`), at a flush, or once it is `maximumPhraseSeconds`
 /// long; its result moves `resultsFinalizationTime` forward. A volatile result carries the open phrase and the
-/// policy's volatile words after it, and replaces the previous volatile one (an empty one withdraws it).
+/// policy's volatile words after it, and replaces the previous volatile one; when nothing is left to show, an empty
+/// volatile result withdraws the last one (also right after a final, so that no word the final did not keep stays).
 struct ResultAssembler: Sendable {
     let reportingOptions: Set<SpeechTranscriber.ReportingOption>
     let attributeOptions: Set<SpeechTranscriber.ResultAttributeOption>
@@ -86,7 +86,6 @@ struct ResultAssembler: Sendable {
                 alternatives.append(AttributedString(other.trimmingCharacters(in: .whitespaces)))
             }
         }
-        showingVolatile = false
         return SpeechTranscriber.Result(
             alternatives: alternatives, range: CMTimeRange(start: min(start, end), end: end), resultsFinalizationTime: finalizedThrough)
     }

@@ -1,7 +1,6 @@
 import CoreMedia
 import AVFoundation
 import AuralVAD
-import CoreMedia
 import Foundation
 import Synchronization
 

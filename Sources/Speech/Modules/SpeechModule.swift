@@ -7,7 +7,7 @@ import Foundation
 ///
 /// Each module publishes its results in its own `results` sequence. On Linux only this framework's modules can be
 /// added to an analyzer: the work a module does is internal (`AnalyzerModule`), so a type of an app's own that
-/// conforms to `SpeechModule` makes `SpeechAnalyzer` throw `SpeechAnalyzerError.unsupportedModule`.
+/// conforms to `SpeechModule` makes `SpeechAnalyzer` throw `SFSpeechError(.insufficientResources)`.
 public protocol SpeechModule: AnyObject, Sendable {
     /// The sequence of the module's results.
     associatedtype Results: Sendable, AsyncSequence where Results.Failure == any Error
