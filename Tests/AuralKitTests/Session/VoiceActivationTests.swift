@@ -44,7 +44,7 @@ struct VoiceActivationTests {
         let (samples, _) = try Self.speechWithPauses()
         let (_, _, detections) = try await Self.transcribe(samples)
         let options = SpeechDetector.DetectionOptions(sensitivityLevel: .medium)
-        let vad = try SpeechSession.loadVoiceActivityModel()
+        let vad = try SileroVAD(contentsOf: ModelManager.shared.voiceActivityModelURL)
         let reference = SpeechSegments.detect(
             probabilities: vad.probabilities(for: samples), sampleCount: samples.count, options: options.segmentOptions)
         let speech = detections.filter { $0.speechDetected && $0.resultsFinalizationTime == $0.range.end }
