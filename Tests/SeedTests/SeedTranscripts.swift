@@ -4,7 +4,7 @@ import Speech
 import TestSupport
 
 /// What the seeds' tests compare against: the offline engine's text of a recording, through the Speech framework's
-/// file path (`SpeechAnalyzer(inputAudioFile:…)`), and its first sentence.
+/// file path (`SpeechAnalyzer(inputAudioFile:…)`).
 enum SeedTranscripts {
     /// The final text of `recording` transcribed as a file by a `SpeechTranscriber` of `en-US`.
     static func fileText(_ recording: String) async throws -> String {
@@ -17,11 +17,5 @@ enum SeedTranscripts {
         let file = try AVAudioFile(forReading: Fixtures.audio(recording))
         _ = try await SpeechAnalyzer(inputAudioFile: file, modules: [transcriber], finishAfterFile: true)
         return try await collector.value
-    }
-
-    /// The words of `text` through its first sentence end (all of it when none).
-    static func firstSentence(of text: String) -> String {
-        guard let end = text.firstIndex(where: { ".!?".contains($0) }) else { return text }
-        return String(text[...end])
     }
 }

@@ -62,6 +62,47 @@ struct SpeechSessionFileTests {
         }
         #expect(session.status == .idle)
     }
+
+    @Test("during a file transcription, pause returns at once and does nothing; stop ends it at once with the finals so far", .requiresFixtures(audio: ["two_cities.wav"]))
+    func pauseAndStopDuringAFile() async throws {
+        // Six readings of the 44-s recording: over four minutes of speech, far more than the test waits for.
+        let long = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString).wav")
+        defer { try? FileManager.default.removeItem(at: long) }
+        let samples = try Fixtures.samples("two_cities.wav")
+        try Noise.writeWAV(Array((0..<6).map { _ in samples }.joined()), to: long)
+        let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
+        let stream = session.streamTranscription(from: long)
+        let firstFinal = AsyncStream.makeStream(of: Void.self)
+        let collector = Task { () -> ([SpeechTranscriber.Result], (any Error)?) in
+            defer { firstFinal.continuation.finish() }
+            var finals: [SpeechTranscriber.Result] = []
+            do {
+                for try await result in stream where result.isFinal {
+                    finals.append(result)
+                    firstFinal.continuation.yield()
+                }
+            } catch {
+                return (finals, error)
+            }
+            return (finals, nil)
+        }
+        // Wait for the first segment: the transcription is under way.
+        for await _ in firstFinal.stream { break }
+        #expect(session.status == .transcribing)
+        let pauseStarted = ContinuousClock.now
+        await session.pauseTranscribing()
+        #expect(pauseStarted.secondsAgo < 1)
+        #expect(session.status == .transcribing)
+        let stopStarted = ContinuousClock.now
+        await session.stopTranscribing()
+        // A stop waits for the 30-s window being decoded at most (about a second for tiny.en on 2 cores).
+        #expect(stopStarted.secondsAgo < 10)
+        let (finals, error) = await collector.value
+        #expect(error == nil)
+        #expect(session.status == .idle)
+        let heard = try #require(finals.last).range.end.seconds
+        #expect(heard < Double(samples.count) * 6 / 16_000 - 30, "the stop ended the transcription before its end")
+    }
 }
 
 /// Progress values reported from any thread.
