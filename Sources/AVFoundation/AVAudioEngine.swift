@@ -22,9 +22,10 @@ extension Notification.Name {
 /// the main thread or Swift's cooperative pool. Player nodes render in real time on a thread of the engine's own.
 ///
 /// `start()` and the first look at a device format block for round trips to the sound server (milliseconds; at most 5 s
-/// when it does not answer), as Apple's do for the audio hardware: call them off the main actor if that matters. When
-/// there is no sound server or no input, `start()` throws an `NSError` (code 'stop' or '!dev' in Apple's
-/// "com.apple.coreaudio.avfaudio" domain) that says so and how to fix it; it never hangs.
+/// when it does not answer), as Apple's do for the audio hardware: call them off the main actor if that matters. With a
+/// tap on the input node and no sound server or no input, `start()` throws an `NSError` (code 'stop' or '!dev' in
+/// Apple's "com.apple.coreaudio.avfaudio" domain) that says so and how to fix it; it never hangs or crashes. Without an
+/// input tap the engine needs no sound server (players render on its own clock).
 ///
 /// Differences from Apple's, from AuralAudio:
 /// - AuralAudio has no playback stream yet: player nodes are rendered on the engine's clock and reach their taps, but
@@ -159,7 +160,7 @@ public class AVAudioEngine: NSObject {
     /// - Throws: an `NSError` when the input node has a tap and there is no sound server ('stop') or no input ('!dev');
     ///   its `localizedRecoverySuggestion` says what to do.
     public func start() throws {
-        try core.start(inputTap: madeInputNode?.tapSlot.current ?? (nil, 0))
+        try core.start(inputTap: madeInputNode?.tapSlot.current.tap)
     }
 
     /// Stops recording and rendering; players keep what is scheduled and their place, and go on at the next `start()`.

@@ -1,5 +1,6 @@
 /// How a scheduled buffer plays.
 public struct AVAudioPlayerNodeBufferOptions: OptionSet, Sendable {
+    /// The option bits.
     public let rawValue: UInt
 
     /// Options with the given bits.

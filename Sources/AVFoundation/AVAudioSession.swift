@@ -12,6 +12,7 @@ import Synchronization
 public final class AVAudioSession: NSObject, Sendable {
     /// What the app does with audio.
     public struct Category: RawRepresentable, Hashable, Sendable {
+        /// The name, as iOS spells it.
         public let rawValue: String
         /// A category named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -29,6 +30,7 @@ public final class AVAudioSession: NSObject, Sendable {
 
     /// A specialization of the category.
     public struct Mode: RawRepresentable, Hashable, Sendable {
+        /// The name, as iOS spells it.
         public let rawValue: String
         /// A mode named `rawValue`.
         public init(rawValue: String) { self.rawValue = rawValue }
@@ -44,6 +46,7 @@ public final class AVAudioSession: NSObject, Sendable {
 
     /// How the app's audio gets along with other apps'.
     public struct CategoryOptions: OptionSet, Sendable {
+        /// The option bits.
         public let rawValue: UInt
         /// Options with the given bits.
         public init(rawValue: UInt) { self.rawValue = rawValue }
@@ -57,6 +60,7 @@ public final class AVAudioSession: NSObject, Sendable {
 
     /// How deactivation treats other apps.
     public struct SetActiveOptions: OptionSet, Sendable {
+        /// The option bits.
         public let rawValue: UInt
         /// Options with the given bits.
         public init(rawValue: UInt) { self.rawValue = rawValue }
@@ -68,7 +72,6 @@ public final class AVAudioSession: NSObject, Sendable {
         var category = Category.soloAmbient
         var mode = Mode.default
         var options: CategoryOptions = []
-        var isActive = false
     }
 
     private let settings = Mutex(Settings())
@@ -97,8 +100,6 @@ public final class AVAudioSession: NSObject, Sendable {
         settings.withLock { ($0.category, $0.mode, $0.options) = (category, mode, options) }
     }
 
-    /// Marks the session active or not; nothing else happens on Linux, and this never throws.
-    public func setActive(_ active: Bool, options: SetActiveOptions = []) throws {
-        settings.withLock { $0.isActive = active }
-    }
+    /// Does nothing on Linux, where there is no session to activate, and never throws.
+    public func setActive(_ active: Bool, options: SetActiveOptions = []) throws {}
 }

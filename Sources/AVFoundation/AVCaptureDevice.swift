@@ -1,5 +1,6 @@
 /// A kind of media a capture device records.
 public struct AVMediaType: RawRepresentable, Hashable, Sendable {
+    /// The type's four-character name, such as "soun".
     public let rawValue: String
 
     /// A media type named `rawValue`.

@@ -67,9 +67,9 @@ final class EngineCore: Sendable {
 
     /// Starts the input capture for `inputTap` (if any), the device monitor and the players' clock.
     /// - Throws: an `NSError` when the input tap cannot record (no server, no input).
-    func start(inputTap: (tap: Tap?, generation: Int)) throws {
+    func start(inputTap: Tap?) throws {
         guard !isRunning else { return }
-        let capture = try inputTap.tap.map { try makeCapture($0, generation: inputTap.generation) }
+        let capture = try inputTap.map(makeCapture)
         let monitor = startMonitor()
         state.withLock {
             $0.isRunning = true
@@ -93,22 +93,22 @@ final class EngineCore: Sendable {
 
     /// Follows a new or removed input tap while running: stops the old capture and starts one for the new tap. A
     /// capture that cannot start stops the engine and posts a configuration change, as a failed device does on Apple.
-    func inputTapChanged(_ inputTap: (tap: Tap?, generation: Int)) {
+    func inputTapChanged(_ inputTap: Tap?) {
         let old = state.withLock { state -> InputCapture? in
             defer { state.capture = nil }
             return state.isRunning ? state.capture : nil
         }
         old?.stop()
-        guard isRunning, let tap = inputTap.tap else { return }
+        guard isRunning, let tap = inputTap else { return }
         do {
-            let capture = try makeCapture(tap, generation: inputTap.generation)
+            let capture = try makeCapture(tap)
             state.withLock { $0.capture = capture }
         } catch {
             failed()
         }
     }
 
-    /// Adds or removes a player that the clock renders.
+    /// Adds a player for the clock to render (`detach` removes it).
     func attach(_ player: PlayerCore) {
         state.withLock { $0.players.append(player) }
         updateClock()
@@ -117,6 +117,7 @@ final class EngineCore: Sendable {
     func detach(_ player: PlayerCore) {
         state.withLock { $0.players.removeAll { $0 === player } }
         player.halt()
+        updateClock()
     }
 
     /// Starts the render clock when the engine runs with players, and stops it otherwise.
@@ -136,10 +137,10 @@ final class EngineCore: Sendable {
         state.withLock { $0.clock = clock }
     }
 
-    private func makeCapture(_ tap: Tap, generation: Int) throws -> InputCapture {
+    private func makeCapture(_ tap: Tap) throws -> InputCapture {
         guard tap.format.channelCount > 0, tap.format.sampleRate > 0 else { throw noInputError() }
         do {
-            return try InputCapture(tap: tap, generation: generation) { [weak self] _ in self?.failed() }
+            return try InputCapture(tap: tap) { [weak self] _ in self?.failed() }
         } catch let error as AudioDeviceError {
             throw AVAudioError.device(error)
         }
@@ -170,7 +171,9 @@ final class EngineCore: Sendable {
                     self?.inputDeviceChanged()
                 }
             } catch {
-                self?.failed()
+                // Stopping closes connections, which blocks briefly: not on the cooperative pool.
+                let core = self
+                DispatchQueue.global().async { core?.failed() }
             }
         }
         return monitor

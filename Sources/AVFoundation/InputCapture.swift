@@ -14,16 +14,17 @@ final class InputCapture: Sendable {
     ///
     /// Blocks for the round trips to the server: milliseconds, at most 5 s when it does not answer.
     /// - Throws: `AudioDeviceError` when there is no server or no input.
-    init(tap: Tap, generation: Int, onFailure: @escaping @Sendable (AudioDeviceError) -> Void) throws {
+    init(tap: Tap, onFailure: @escaping @Sendable (AudioDeviceError) -> Void) throws {
         let format = AudioFormat(sampleRate: Int(tap.format.sampleRate), channelCount: Int(tap.format.channelCount))
         source = PulseMicrophoneSource(format: format)
-        feeder = FeederBox(TapFeeder(tap: tap, generation: generation))
+        feeder = FeederBox(TapFeeder(tap: tap, generation: 0))
         let stream = try source.start()
         let (queue, feeder, active) = (queue, feeder, active)
         Task.detached(priority: .high) {
             do {
                 for try await buffer in stream {
-                    let host = AVAudioTime.now - UInt64(buffer.duration * 1e9)
+                    let now = AVAudioTime.now
+                    let host = now - min(now, UInt64(buffer.duration * 1e9))  // when its first frame was heard
                     let start = AVAudioFramePosition((buffer.startTime * Double(buffer.format.sampleRate)).rounded())
                     queue.async {
                         guard active.isActive else { return }
@@ -42,9 +43,6 @@ final class InputCapture: Sendable {
     deinit {
         stop()
     }
-
-    /// Which install of the tap this capture feeds.
-    var generation: Int { feeder.feeder.generation }
 
     /// Stops recording; no tap buffer is delivered after this returns, but for one already being delivered.
     func stop() {

@@ -7,7 +7,7 @@ import Testing
 
 /// Every test that talks to the sound server lives in a suite nested in this one, so they run one at a time:
 /// they share the daemon's default devices, which some of them change.
-@Suite("PulseAudio", .serialized)
+@Suite("PulseAudio", .serialized, .exclusiveVirtualMicrophone)
 struct PulseAudioTests {}
 
 /// Drives the private PulseAudio daemon that `scripts/with-pulse` starts for the tests: loads and unloads

@@ -1,0 +1,19 @@
+/// The engine's output: the sound server's default output.
+///
+/// Its output format is the default output's native rate and channel count in the standard format; 0 Hz and 0
+/// channels when there is none. AuralAudio has no playback stream yet, so nothing is played to it (see `AVAudioEngine`).
+public class AVAudioOutputNode: AVAudioNode {
+    private let core: EngineCore
+
+    init(core: EngineCore) {
+        self.core = core
+        super.init()
+    }
+
+    /// The output node has no output bus.
+    public override var numberOfOutputs: Int { 0 }
+
+    override var defaultFormat: AVAudioFormat {
+        core.devices.output ?? DeviceFormats.none
+    }
+}
