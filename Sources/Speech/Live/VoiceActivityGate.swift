@@ -147,7 +147,7 @@ extension StreamingTranscription {
             case .audio(let audio):
                 append(audio)
             case .speechEnded:
-                if let update = try update(final: true) { updates.append(update) }
+                if let update = try endSpeech() { updates.append(update) }
             }
         }
         if final || gate.isConfirmed, let update = try update(final: final) { updates.append(update) }

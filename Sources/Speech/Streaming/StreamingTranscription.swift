@@ -143,6 +143,8 @@ final class StreamingTranscription {
     private var lastDecodeAudioTime = 0.0
     /// Whether words were committed since the last pause was reported (`Update.endsPhrase`).
     private var phraseOpen = false
+    /// Whether the flush under way keeps the recent audio (`endSpeech()`).
+    private var keepsContextAtFlush = false
 
     init(decoder: WindowDecoder, language: String, configuration: Configuration) {
         self.decoder = decoder
@@ -170,6 +172,13 @@ final class StreamingTranscription {
     /// skipped). With audio still in the buffer, they join it as digital silence, so that its times stay right.
     func skip(_ count: Int) {
         guard count > 0 else { return }
+        let limit = Int(configuration.maxBufferSeconds * Double(WhisperTime.sampleRate))
+        if !buffer.isEmpty, agreement.previous.isEmpty, buffer.count + count > limit {
+            // A long pause after the words were all final: their audio is no longer worth keeping.
+            moveToPrompt(committedInBuffer.count)
+            bufferStart += buffer.count
+            buffer.removeAll(keepingCapacity: true)
+        }
         if buffer.isEmpty {
             bufferStart += count
         } else {
@@ -177,6 +186,16 @@ final class StreamingTranscription {
         }
         receivedSamples += count
         decodedThrough += count
+    }
+
+    /// A flush at the end of speech (voice activation's): every word becomes final, as at any flush, but the last
+    /// `trimKeepSeconds` of audio stay, their committed words forced as the next decode's prefix, so that the speech
+    /// after the pause is heard with the context a continuous session has (a decode of the new speech alone was unsure
+    /// of its first word: "They thought", "It's what", "I thought" for "You thought").
+    func endSpeech() throws -> Update? {
+        keepsContextAtFlush = true
+        defer { keepsContextAtFlush = false }
+        return try update(final: true)
     }
 
     /// Decodes the buffer and commits what the policy allows; with `final`, commits every word (a flush). Returns nil
@@ -455,6 +474,10 @@ final class StreamingTranscription {
     /// committed word (`trimWord`), and the committed words before the cut become previous text. Returns the
     /// words a forced cut made final (see `forceCut`), which the update must deliver.
     private func trim(final: Bool) -> [TimedWord] {
+        if final, keepsContextAtFlush {
+            keepRecentAudio()
+            return []
+        }
         if final {
             moveToPrompt(committedInBuffer.count)
             bufferStart += buffer.count
@@ -471,6 +494,15 @@ final class StreamingTranscription {
         cut(at: cutSample)
         moveToPrompt(cutWord + 1)
         return []
+    }
+
+    /// Cuts the buffer at the end of the latest committed word that ends `trimKeepSeconds` before the received end (no
+    /// cut when none does): what `endSpeech()` keeps.
+    private func keepRecentAudio() {
+        let latestEnd = receivedSeconds - configuration.trimKeepSeconds
+        guard let cutWord = committedInBuffer.lastIndex(where: { $0.end <= latestEnd }) else { return }
+        cut(at: max(bufferStart, Int(committedInBuffer[cutWord].end * Double(WhisperTime.sampleRate))))
+        moveToPrompt(cutWord + 1)
     }
 
     /// The committed word (never the last) at whose end a trim cuts; see `trimKeepSeconds`.
