@@ -350,6 +350,7 @@ struct ReadmeExamplesTests {
         // engine's golden); 2 of the 24 distinct words may be missed or misspelt (an accent dropped) live.
         let heard = Set(WordErrorRate.words(lines.filter { !$0.hasPrefix("Text: ") }.joined(separator: " ")))
         let missed = Set(WordErrorRate.words(Self.espeakSpanish)).subtracting(heard)
+        Swift.print("measured: README Simple Transcription, es-ES, espeak_es.wav: missed \(missed.sorted()) of 24 words; last text: \(lines.last { !$0.hasPrefix("Text: ") && !$0.isEmpty } ?? "")")
         #expect(missed.count <= 2, "missed \(missed.sorted()) in \(lines)")
     }
 
@@ -371,7 +372,7 @@ struct ReadmeExamplesTests {
         }
 
         try await playback.value
-        expectBeckett(printed.lines.joined(separator: " "))
+        expectBeckett(printed.lines.joined(separator: " "), in: "Screen Capture Audio")
         #expect(session.status == .idle)
     }
 
@@ -404,7 +405,7 @@ struct ReadmeExamplesTests {
         try await consumer.value
 
         let heard = finals.text
-        expectBeckett(heard)
+        expectBeckett(heard, in: "Screen Capture Audio with options")
         // Words only the other recording says ("We laugh less heartily…", "that ditch"): none was heard.
         let foreign = Set(WordErrorRate.words(heard)).intersection(["laugh", "heartily", "resource", "story", "ditch", "pain", "hear"])
         #expect(foreign.isEmpty, "this process's playback was heard: \(heard)")
@@ -436,7 +437,8 @@ struct ReadmeExamplesTests {
         defer { server.stop() }
         let manager = ModelManager(cacheDirectory: cache, endpoint: server.endpoint)
         let session = SpeechSession(locale: Locale(identifier: "en-US"), modelManager: manager)
-        let consumer = Task { for try await _ in session.startTranscribing() {} }
+        let stream = session.startTranscribing()
+        let consumer = Task { for try await _ in stream {} }
         let deadline = ContinuousClock.now + .seconds(120)
         while session.status == .preparing, ContinuousClock.now < deadline {
             if let progress = await session.modelDownloadProgress {
@@ -451,6 +453,7 @@ struct ReadmeExamplesTests {
             guard line.hasPrefix("Downloading model: "), line.hasSuffix("%") else { return nil }
             return Double(line.dropFirst(19).dropLast())
         }
+        Swift.print("measured: README Monitoring Model Downloads: \(percents.count) progress lines, \(percents.first ?? -1) % to \(percents.last ?? -1) %")
         #expect(percents.count >= 5, "\(printed.lines)")
         #expect(percents == percents.sorted(), "progress never goes back")
         #expect(percents.contains { $0 > 0 && $0 < 100 }, "\(percents)")
@@ -496,7 +499,7 @@ struct ReadmeExamplesTests {
         }
         // Finalization only moves forward.
         for (a, b) in zip(finals, finals.dropFirst()) { #expect(b.resultsFinalizationTime >= a.resultsFinalizationTime) }
-        expectBeckett(finals.map { String($0.text.characters) }.joined())
+        expectBeckett(finals.map { String($0.text.characters) }.joined(), in: "API Reference")
     }
 }
 }
@@ -515,8 +518,9 @@ extension LiveMicrophone.ReadmeExamplesTests {
     /// (8.3 %): tiny.en's file transcription of the recording has all twelve right (the engine's golden) and live
     /// runs on the virtual microphone had none wrong (docs/streaming.md); the one word is the margin for a live
     /// capture of the output, whose first and last words lie closest to the capture's start and the stop.
-    func expectBeckett(_ heard: String, sourceLocation: SourceLocation = #_sourceLocation) {
+    func expectBeckett(_ heard: String, in test: String, sourceLocation: SourceLocation = #_sourceLocation) {
         let wer = WordErrorRate.percent(reference: Self.beckett, hypothesis: heard)
+        Swift.print("measured: README \(test), beckett.wav: WER \(wer) %: \(heard)")
         #expect(wer <= 100.0 / 12, "WER \(wer) %: \(heard)", sourceLocation: sourceLocation)
     }
 
