@@ -46,8 +46,9 @@ struct LiveMicrophoneSeeds {
         let file = WordErrorRate.words(try await SeedTranscripts.fileText("beckett.wav"))
         let reference = file.prefix(heardWords.count).joined(separator: " ")
         // The final is a phrase, the recording's opening words as the file transcription reads them (one word in four
-        // may differ: live decodes hear less context than the file's 30-s window), and not the whole recording.
-        #expect(heardWords.count >= 3, "\(heard)")
+        // may differ: live decodes hear less context than the file's 30-s window), and not the whole recording: its
+        // first sentence, "Ever tried." (or "Ever tried, ever failed." when the live decode puts a comma there).
+        #expect(heardWords.count >= 2, "\(heard)")
         #expect(heardWords.count < file.count, "\(heard)")
         #expect(WordErrorRate.percent(reference: reference, hypothesis: heard) <= 25, "\(heard) vs \(reference)")
     }
