@@ -134,13 +134,12 @@ final class StreamingTranscription {
     private var committedInBuffer: [TimedWord] = []
     /// Committed text before the buffer: the decoder's previous text.
     private var promptText = ""
-    private var agreement = LocalAgreement()
+    /// Which words of each decode become final.
+    private var policy: CommitPolicy
     /// Whether anything has been committed in this session (the first final loses its leading space).
     private var hasCommitted = false
     /// The volatile words the last update delivered, which a flush commits when its own decode finds less.
     private var shownVolatile: [TimedWord] = []
-    /// Session audio (seconds) received when the last decode that went through `LocalAgreement` started.
-    private var lastDecodeAudioTime = 0.0
     /// Whether words were committed since the last pause was reported (`Update.endsPhrase`).
     private var phraseOpen = false
     /// Whether the flush under way keeps the recent audio (`endSpeech()`).
@@ -150,6 +149,7 @@ final class StreamingTranscription {
         self.decoder = decoder
         self.language = language
         self.configuration = configuration
+        policy = CommitPolicy(configuration: configuration)
         promptText = configuration.contextPrompt ?? ""
     }
 
@@ -173,7 +173,7 @@ final class StreamingTranscription {
     func skip(_ count: Int) {
         guard count > 0 else { return }
         let limit = Int(configuration.maxBufferSeconds * Double(WhisperTime.sampleRate))
-        if !buffer.isEmpty, agreement.previous.isEmpty, buffer.count + count > limit {
+        if !buffer.isEmpty, policy.pending.isEmpty, buffer.count + count > limit {
             // A long pause after the words were all final: their audio is no longer worth keeping.
             moveToPrompt(committedInBuffer.count)
             bufferStart += buffer.count
@@ -215,13 +215,13 @@ final class StreamingTranscription {
         if !final && bufferSeconds < configuration.minimumDecodeSeconds { return nil }
         if buffer.isEmpty || isSilent(buffer) {
             // Nothing to say: keep the last second (a word may be starting) and drop the rest.
-            let pending = agreement.previous
-            agreement.reset()
+            let pending = policy.pending
+            policy.reset()
             if final && !pending.isEmpty {
                 dropSilence()
                 return commitAll(pending, audioTime: audioTime, started: started)
             }
-            let committed = commit(Self.punctuationOnly(pending))
+            let committed = commit(CommitPolicy.punctuationOnly(pending))
             dropSilence()
             return pause(after: committed, hadVolatile: !pending.isEmpty, audioTime: audioTime, started: started, final: final)
         }
@@ -230,10 +230,10 @@ final class StreamingTranscription {
         if let lastEnd = committedInBuffer.last?.end {
             let tail = max(0, min(buffer.count, Int(lastEnd * Double(WhisperTime.sampleRate)) - bufferStart))
             if isSilent(Array(buffer[tail...])) {
-                let hadVolatile = !agreement.previous.isEmpty
+                let hadVolatile = !policy.pending.isEmpty
                 // Silence after the words confirms the punctuation the last decode put after them.
-                let committed = commit(Self.punctuationOnly(agreement.previous))
-                agreement.reset()
+                let committed = commit(CommitPolicy.punctuationOnly(policy.pending))
+                policy.reset()
                 if final { _ = trim(final: true) }
                 return pause(after: committed, hadVolatile: hadVolatile, audioTime: audioTime, started: started, final: final)
             }
@@ -246,58 +246,15 @@ final class StreamingTranscription {
         let hypothesis = try decode(samples)
         var result: Update
         if final {
-            let decoded = Array(hypothesis.words.prefix(Self.countWithoutEnd(of: hypothesis.words, where: isUnlikelyAtEnd)))
+            let decoded = policy.withoutUnlikelyEnd(hypothesis.words)
             let words = Self.flushWords(decoded: decoded, shown: shownVolatile)
             result = commitAll(words, audioTime: audioTime, started: started)
             result.alternatives = words == decoded ? hypothesis.alternatives : []
         } else {
-            // The words the last decode left pending, timed by it, and the audio it had: the first sighting of the
-            // words this decode agrees on.
-            let earlier = agreement.previous
-            let earlierAudioTime = lastDecodeAudioTime
-            lastDecodeAudioTime = audioTime
-            let agreed = agreement.agree(on: hypothesis.words)
-            var (committed, pending) = (agreed.committed, agreed.pending)
-            if case .alignedCommit(let margin) = configuration.policy {
-                // Words the alignment places well before the end of the audio, up to the decode's last word.
-                let settled = hypothesis.words.dropLast().prefix { $0.end <= audioTime - margin }.count
-                if settled > committed.count {
-                    committed = Array(hypothesis.words[..<settled])
-                    pending = Array(hypothesis.words[settled...])
-                    agreement.holdBack(pending)
-                }
-            }
-            let horizon = audioTime - configuration.holdbackSeconds
-            // Agreed words near the audio's end, and unlikely words that end the decode, wait for the next update.
-            let likely = Self.countWithoutEnd(of: committed + pending, where: isUnlikelyAtEnd)
-            // An unlikely word, and a less unlikely one the earlier decode heard at its audio's end, wait for a third
-            // decode that agrees (`thirdAgreementMinimumConfidence`, `barelyHeardMinimumConfidence`).
-            let unsure = committed.indices.first { index in
-                guard index < agreed.agreements.count, agreed.agreements[index] < 3 else { return false }
-                let word = committed[index]
-                let barelyHeard = word.confidence < configuration.barelyHeardMinimumConfidence && index < earlier.count
-                    && earlier[index].end > earlierAudioTime - configuration.barelyHeardSeconds
-                return word.confidence < configuration.thirdAgreementMinimumConfidence || barelyHeard
-            } ?? committed.count
-            let keep = min(committed.firstIndex { $0.end > horizon } ?? committed.count, likely, unsure)
-            if keep < committed.count {
-                pending = Array(committed[keep...]) + pending
-                committed = Array(committed[..<keep])
-                agreement.holdBack(pending)
-            }
-            // Punctuation that ends the decode stays volatile: the decode heard nothing after the word, so it cannot
-            // know how the sentence goes on, and once forced as prefix a period makes the next decode start a new
-            // sentence ("…present period. The sum of" for "…present period, that some of").
-            if pending.isEmpty, let last = committed.last, let split = Self.splitTrailingPunctuation(last) {
-                committed[committed.count - 1] = split.word
-                pending = [split.punctuation]
-                agreement.holdBack(pending)
-            }
-            // The volatile words but an unlikely end (`volatileWordMinimumConfidence`).
-            let shown = Self.countWithoutEnd(of: pending) { $0.confidence < configuration.volatileWordMinimumConfidence }
+            let decision = policy.decide(on: hypothesis.words, audioTime: audioTime)
             result = Update(
-                committed: commit(committed), volatile: Array(pending[..<shown]), audioTime: audioTime,
-                computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
+                committed: commit(decision.committed), volatile: Array(decision.pending[..<decision.shown]),
+                audioTime: audioTime, computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
         }
         let forced = trim(final: final)
         if !forced.isEmpty {
@@ -395,29 +352,8 @@ final class StreamingTranscription {
         return decodedLetters.count < shownLetters.count && shownLetters.starts(with: decodedLetters) ? shown : decoded
     }
 
-    /// `word` without the punctuation that ends it, and that punctuation as a word of its own at the word's end;
-    /// nil when nothing ends it or it is all punctuation.
-    static func splitTrailingPunctuation(_ word: TimedWord) -> (word: TimedWord, punctuation: TimedWord)? {
-        let marks = word.text.reversed().prefix(while: WordPunctuation.isMark).count
-        guard marks > 0, word.text.dropLast(marks).contains(where: { $0.isLetter || $0.isNumber }) else { return nil }
-        var bare = word
-        bare.text = String(word.text.dropLast(marks))
-        let punctuation = TimedWord(text: String(word.text.suffix(marks)), start: word.end, end: word.end, confidence: word.confidence)
-        return (bare, punctuation)
-    }
-
-    /// The leading run of `words` that is punctuation only.
-    static func punctuationOnly(_ words: [TimedWord]) -> [TimedWord] {
-        Array(words.prefix(while: isPunctuation))
-    }
-
     /// Whether `text` ends with a mark that ends a sentence (`WordPunctuation.endsSentence`).
     private static func endsSentence(_ text: String) -> Bool { text.last.map(WordPunctuation.endsSentence) ?? false }
-
-    /// Whether `word` is punctuation alone (no space, no letter): what a decode adds after a committed word.
-    private static func isPunctuation(_ word: TimedWord) -> Bool {
-        !word.text.isEmpty && word.text.allSatisfy(WordPunctuation.isMark)
-    }
 
     // MARK: - Committing
 
@@ -434,25 +370,11 @@ final class StreamingTranscription {
 
     /// Commits `words` but their unlikely end (see `trailingWordMinimumConfidence`): the end of a flush.
     private func commitAll(_ words: [TimedWord], audioTime: Double, started: Date) -> Update {
-        agreement.reset()
+        policy.reset()
         return Update(
-            committed: commit(Array(words.prefix(Self.countWithoutEnd(of: words, where: isUnlikelyAtEnd)))), volatile: [],
+            committed: commit(policy.withoutUnlikelyEnd(words)), volatile: [],
             audioTime: audioTime,
             computeSeconds: Date().timeIntervalSince(started), isFinal: true, alternatives: [])
-    }
-
-    /// How many of `words` remain once the run of words at their end that match `drop` is left out.
-    private static func countWithoutEnd(of words: [TimedWord], where drop: (TimedWord) -> Bool) -> Int {
-        words.count - words.reversed().prefix(while: drop).count
-    }
-
-    /// Whether a word at a decode's end is below `trailingWordMinimumConfidence`, or placeless (with less than
-    /// `placelessWordSeconds`) and below `placelessWordMinimumConfidence`. Punctuation on its own (what a decode
-    /// adds after a committed word) is never unlikely: it is no invented word.
-    private func isUnlikelyAtEnd(_ word: TimedWord) -> Bool {
-        if Self.isPunctuation(word) { return false }
-        let placeless = word.end - word.start < configuration.placelessWordSeconds
-        return word.confidence < (placeless ? configuration.placelessWordMinimumConfidence : configuration.trailingWordMinimumConfidence)
     }
 
     /// Records `words` as committed and returns them as they are delivered.
@@ -519,9 +441,9 @@ final class StreamingTranscription {
     /// A buffer near Whisper's 30 s that could not be trimmed (too few committed words, or `maxBufferSeconds` above
     /// it): the pending words but their unlikely end become final so the audio can go, and are returned as delivered.
     private func forceCut() -> [TimedWord] {
-        let pending = agreement.previous
-        agreement.reset()
-        let forced = commit(Array(pending.prefix(Self.countWithoutEnd(of: pending, where: isUnlikelyAtEnd))))
+        let pending = policy.pending
+        policy.reset()
+        let forced = commit(policy.withoutUnlikelyEnd(pending))
         let keep = committedInBuffer.count >= 2 ? committedInBuffer.count - 1 : committedInBuffer.count
         let cutSample = keep > 0 ? Int(committedInBuffer[keep - 1].end * Double(WhisperTime.sampleRate)) : bufferStart + buffer.count / 2
         cut(at: max(cutSample, bufferStart + buffer.count / 2))

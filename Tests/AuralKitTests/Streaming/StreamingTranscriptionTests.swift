@@ -21,26 +21,26 @@ extension StreamingTranscriptionTests {
     @Test("punctuation that ends a decode is split from its word, as an instant at the word's end")
     func trailingPunctuationSplits() throws {
         let word = TimedWord(text: " period.", start: 31.86, end: 32.22, confidence: 0.9)
-        let split = try #require(StreamingTranscription.splitTrailingPunctuation(word))
+        let split = try #require(CommitPolicy.splitTrailingPunctuation(word))
         #expect(split.word == TimedWord(text: " period", start: 31.86, end: 32.22, confidence: 0.9))
         #expect(split.punctuation == TimedWord(text: ".", start: 32.22, end: 32.22, confidence: 0.9))
-        #expect(StreamingTranscription.splitTrailingPunctuation(TimedWord(text: " Really?!", start: 0, end: 1, confidence: 1))?
+        #expect(CommitPolicy.splitTrailingPunctuation(TimedWord(text: " Really?!", start: 0, end: 1, confidence: 1))?
             .punctuation.text == "?!")
-        #expect(StreamingTranscription.splitTrailingPunctuation(TimedWord(text: "你好。", start: 0, end: 1, confidence: 1))?
+        #expect(CommitPolicy.splitTrailingPunctuation(TimedWord(text: "你好。", start: 0, end: 1, confidence: 1))?
             .word.text == "你好")
         // Nothing to split: no punctuation at the end, or nothing but punctuation.
-        #expect(StreamingTranscription.splitTrailingPunctuation(TimedWord(text: " times", start: 0, end: 1, confidence: 1)) == nil)
-        #expect(StreamingTranscription.splitTrailingPunctuation(TimedWord(text: " Mr", start: 0, end: 1, confidence: 1)) == nil)
-        #expect(StreamingTranscription.splitTrailingPunctuation(TimedWord(text: ".", start: 0, end: 1, confidence: 1)) == nil)
+        #expect(CommitPolicy.splitTrailingPunctuation(TimedWord(text: " times", start: 0, end: 1, confidence: 1)) == nil)
+        #expect(CommitPolicy.splitTrailingPunctuation(TimedWord(text: " Mr", start: 0, end: 1, confidence: 1)) == nil)
+        #expect(CommitPolicy.splitTrailingPunctuation(TimedWord(text: ".", start: 0, end: 1, confidence: 1)) == nil)
     }
 
     @Test("only a leading run of bare punctuation is held punctuation")
     func punctuationOnly() {
         func words(_ texts: String...) -> [TimedWord] { texts.map { TimedWord(text: $0, start: 0, end: 0, confidence: 1) } }
-        #expect(StreamingTranscription.punctuationOnly(words(".", " The")).map(\.text) == ["."])
-        #expect(StreamingTranscription.punctuationOnly(words(" The", ".")).isEmpty)
-        #expect(StreamingTranscription.punctuationOnly(words(" .")).isEmpty)
-        #expect(StreamingTranscription.punctuationOnly([]).isEmpty)
+        #expect(CommitPolicy.punctuationOnly(words(".", " The")).map(\.text) == ["."])
+        #expect(CommitPolicy.punctuationOnly(words(" The", ".")).isEmpty)
+        #expect(CommitPolicy.punctuationOnly(words(" .")).isEmpty)
+        #expect(CommitPolicy.punctuationOnly([]).isEmpty)
     }
 
     @Test("punctuation a decode adds after a committed word starts at the word's end")

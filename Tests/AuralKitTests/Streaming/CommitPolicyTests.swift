@@ -1,0 +1,95 @@
+@testable import Speech
+import Foundation
+import Testing
+
+/// The commit rules on made-up hypotheses: no model, no audio.
+@Suite("Commit policy")
+struct CommitPolicyTests {
+    static func word(_ text: String, _ start: Double, _ end: Double, _ p: Double = 0.9) -> TimedWord {
+        TimedWord(text: text, start: start, end: end, confidence: p)
+    }
+
+    static func texts(_ words: [TimedWord]) -> [String] { words.map(\.text) }
+
+    var policy = CommitPolicy(configuration: .live(language: "en"))
+
+    @Test("two decodes that agree commit their common words; the rest stays pending")
+    mutating func agreement() {
+        let first = policy.decide(on: [Self.word(" It", 0, 0.2), Self.word(" was", 0.2, 0.4)], audioTime: 1)
+        #expect(first.committed.isEmpty)
+        #expect(Self.texts(first.pending) == [" It", " was"])
+        let second = policy.decide(on: [Self.word(" It", 0, 0.2), Self.word(" was", 0.2, 0.4), Self.word(" the", 0.4, 0.6)], audioTime: 1.5)
+        #expect(Self.texts(second.committed) == [" It", " was"])
+        #expect(Self.texts(second.pending) == [" the"])
+        #expect(second.shown == 1)
+    }
+
+    @Test("a word under 0.5 needs a third agreeing decode")
+    mutating func thirdAgreement() {
+        let unsure = Self.word(" And", 0, 0.3, 0.25)
+        _ = policy.decide(on: [unsure, Self.word(" sure", 0.3, 0.6)], audioTime: 1)
+        let second = policy.decide(on: [unsure, Self.word(" sure", 0.3, 0.6)], audioTime: 1.5)
+        #expect(second.committed.isEmpty)
+        let third = policy.decide(on: [unsure, Self.word(" sure", 0.3, 0.6)], audioTime: 2)
+        #expect(Self.texts(third.committed) == [" And", " sure"])
+    }
+
+    @Test("a word under 0.6 that the earlier decode heard at its audio's end needs a third agreeing decode")
+    mutating func barelyHeard() {
+        _ = policy.decide(on: [Self.word(" some", 0, 0.3), Self.word(" it's", 0.3, 0.95, 0.55)], audioTime: 1)
+        let second = policy.decide(on: [Self.word(" some", 0, 0.3), Self.word(" it's", 0.3, 0.9, 0.55), Self.word(" noisiest", 0.9, 1.4)], audioTime: 1.5)
+        #expect(Self.texts(second.committed) == [" some"])
+        // Heard well before the audio's end the first time, the same word commits after two.
+        var other = CommitPolicy(configuration: .live(language: "en"))
+        _ = other.decide(on: [Self.word(" some", 0, 0.3), Self.word(" its", 0.3, 0.5, 0.55), Self.word(" noisiest", 0.5, 0.9)], audioTime: 1)
+        let settled = other.decide(on: [Self.word(" some", 0, 0.3), Self.word(" its", 0.3, 0.5, 0.55), Self.word(" noisiest", 0.5, 0.9)], audioTime: 1.5)
+        #expect(Self.texts(settled.committed) == [" some", " its", " noisiest"])
+    }
+
+    @Test("punctuation that ends the decode stays volatile while its word commits")
+    mutating func trailingPunctuation() {
+        _ = policy.decide(on: [Self.word(" times.", 0, 0.5)], audioTime: 1)
+        let second = policy.decide(on: [Self.word(" times.", 0, 0.5)], audioTime: 1.5)
+        #expect(Self.texts(second.committed) == [" times"])
+        #expect(Self.texts(second.pending) == ["."])
+        #expect(Self.texts(policy.pending) == ["."])
+    }
+
+    @Test("an unlikely word at the decode's end never commits, and a volatile one under 0.5 is not shown")
+    mutating func unlikelyEnd() {
+        let invented = Self.word(" You", 2, 2.2, 0.1)
+        _ = policy.decide(on: [Self.word(" only.", 1, 1.5), invented], audioTime: 3)
+        let second = policy.decide(on: [Self.word(" only.", 1, 1.5), invented], audioTime: 3.5)
+        #expect(Self.texts(second.committed) == [" only."])
+        #expect(Self.texts(second.pending) == [" You"])
+        #expect(second.shown == 0)
+        #expect(policy.withoutUnlikelyEnd([Self.word(" only.", 1, 1.5), invented]).map(\.text) == [" only."])
+        // A placeless word (under 66 ms) needs 0.5 to count as likely.
+        #expect(policy.isUnlikelyAtEnd(Self.word(" can", 2, 2.0, 0.36)))
+        #expect(!policy.isUnlikelyAtEnd(Self.word(" Only.", 2, 2.02, 0.8)))
+        #expect(!policy.isUnlikelyAtEnd(Self.word(".", 2, 2, 0.01)))
+    }
+
+    @Test("aligned commit finalizes words placed well before the audio's end without waiting for agreement")
+    func alignedCommit() {
+        var configuration = StreamingTranscription.Configuration.live(language: "en")
+        configuration.policy = .alignedCommit(margin: 0.6)
+        var aligned = CommitPolicy(configuration: configuration)
+        let decision = aligned.decide(
+            on: [Self.word(" Ever", 0, 0.4), Self.word(" tried", 0.4, 0.9), Self.word(" ever", 1.2, 1.5)], audioTime: 1.6)
+        #expect(Self.texts(decision.committed) == [" Ever", " tried"])
+        #expect(Self.texts(decision.pending) == [" ever"])
+    }
+
+    @Test("with a holdback, agreed words near the audio's end wait")
+    func holdback() {
+        var configuration = StreamingTranscription.Configuration.live(language: "en")
+        configuration.holdbackSeconds = 1
+        var held = CommitPolicy(configuration: configuration)
+        let words = [Self.word(" Fail", 0, 0.5), Self.word(" again", 0.5, 1.2)]
+        _ = held.decide(on: words, audioTime: 1.5)
+        let second = held.decide(on: words, audioTime: 2)
+        #expect(Self.texts(second.committed) == [" Fail"])
+        #expect(Self.texts(second.pending) == [" again"])
+    }
+}
