@@ -36,8 +36,8 @@ public enum AVAudioConverterOutputStatus: Int, Sendable {
 public typealias AVAudioConverterInputBlock =
     (AVAudioPacketCount, UnsafeMutablePointer<AVAudioConverterInputStatus>) -> AVAudioBuffer?
 
-/// Converts linear PCM between sample types, layouts, channel counts and, through AuralAudio's libswresample
-/// converter, sample rates.
+/// Converts linear PCM between sample types, layouts, channel counts and sample rates; AuralAudio's converter
+/// (`AudioConverter`, libswresample) changes the rate and the channels.
 ///
 /// ```swift
 /// let converter = AVAudioConverter(from: tapFormat, to: AVAudioFormat(standardFormatWithSampleRate: 16_000, channels: 1)!)!
@@ -52,17 +52,16 @@ public typealias AVAudioConverterInputBlock =
 /// ```
 ///
 /// `convert(to:from:)` converts sample type, interleaving and channel count at one rate and refuses a change of rate,
-/// as Apple's does; `convert(to:error:withInputFrom:)` also changes the rate. Integer samples are scaled by
-/// 2^(bits-1), rounded to nearest and clipped. Channels: equal counts map one to one; a mono input goes to every
-/// output channel; with `downmix` true, a mono output is the mean of the input channels; otherwise (Apple's default)
-/// channels are remapped: output channel n is input channel n, or silence when the input has no channel n.
+/// as Apple's does; `convert(to:error:withInputFrom:)` also changes the rate, from any rate to any other. Integer samples
+/// are scaled by 2^(bits-1), rounded to nearest and clipped. Channels: equal counts map one to one; a mono input goes to
+/// every output channel; with `downmix` true, a mono output is the mean of the input channels; otherwise (Apple's
+/// default) channels are remapped: output channel n is input channel n, or silence when the input has no channel n.
 ///
-/// Differences from Apple's, from AuralAudio: AuralAudio's resampler (`AudioConverter`, libswresample) produces 16 kHz
-/// only, so a change of rate is possible only to 16 kHz (any input rate, any channel count: each output channel is
-/// resampled on its own), and `init(from:to:)` returns nil for a change to any other rate. Resampled samples are
-/// quantized to 1/32768 steps (AuralAudio resamples through 16-bit integers, as faster-whisper does). The resampler
-/// aligns its output with the input's time zero, like `.normal` priming, whatever `primeMethod` says. Compressed
-/// formats are not converted (`.otherFormat` gives nil).
+/// Differences from Apple's, from AuralAudio: the resampler is libswresample's default filter, computing in `Float`;
+/// it aligns its output with the input's time zero, like `.normal` priming, whatever `primeMethod` says. A change of
+/// rate or channel count takes whole numbers of hertz and at most 64 channels on each side (`init(from:to:)` returns
+/// nil otherwise). Changing `downmix` in the middle of a stream that changes rate restarts the resampler there.
+/// Compressed formats are not converted (`.otherFormat` gives nil).
 public class AVAudioConverter: NSObject {
     /// The format of the input buffers.
     public let inputFormat: AVAudioFormat
@@ -71,46 +70,46 @@ public class AVAudioConverter: NSObject {
     /// How the sample rate converter primes (kept for compatibility; see the type's note).
     public var primeMethod: AVAudioConverterPrimeMethod = .normal
     /// Whether a mono output mixes the input channels (true) instead of taking the first one (false, the default).
-    public var downmix = false
+    public var downmix = false {
+        didSet {
+            if downmix != oldValue, outputFormat.channelCount == 1, inputFormat.channelCount > 1 { remakeMixer() }
+        }
+    }
 
-    /// Output converted but not yet returned, one array per output channel, from `pendingStart` on.
-    private var pending: [[Float]]
+    /// Output converted but not yet returned, interleaved, from frame `pendingStart` on.
+    private var pending: [Float] = []
     private var pendingStart = 0
-    /// One mono 16 kHz resampler per output channel when the rates differ.
-    private var resamplers: [AudioConverter] = []
+    /// AuralAudio's converter, when the rate or the channel count changes.
+    private var mixer: AudioConverter?
     private var inputEnded = false
     private var endReported = false
 
-    /// A converter from `fromFormat` to `toFormat`; nil when the conversion is not possible: a format that is not
-    /// one of the common PCM formats, or a change of sample rate to anything but 16 kHz (see the type's note).
+    private var changesRate: Bool { inputFormat.sampleRate != outputFormat.sampleRate }
+
+    /// A converter from `fromFormat` to `toFormat`; nil when the conversion is not possible: a format that is not one of
+    /// the common PCM formats, or a change of rate or channel count that AuralAudio's converter refuses (see the type's
+    /// note).
     public init?(from fromFormat: AVAudioFormat, to toFormat: AVAudioFormat) {
         guard fromFormat.commonFormat != .otherFormat, toFormat.commonFormat != .otherFormat,
               fromFormat.channelCount > 0, toFormat.channelCount > 0, fromFormat.sampleRate > 0, toFormat.sampleRate > 0
         else { return nil }
-        if fromFormat.sampleRate != toFormat.sampleRate {
-            guard toFormat.sampleRate == Double(AudioConverter.outputSampleRate),
-                  fromFormat.sampleRate == fromFormat.sampleRate.rounded(), fromFormat.sampleRate < Double(Int32.max),
-                  (try? AudioConverter(inputSampleRate: Int(fromFormat.sampleRate), inputChannelCount: 1)) != nil
-            else { return nil }
-        }
         inputFormat = fromFormat
         outputFormat = toFormat
-        pending = Array(repeating: [], count: Int(toFormat.channelCount))
         super.init()
-        reset()
+        do {
+            mixer = try makeMixer()
+        } catch {
+            return nil
+        }
     }
 
     /// Forgets the stream so far (what the resampler holds, what was not yet returned), to convert a new one.
     public func reset() {
-        pending = Array(repeating: [], count: Int(outputFormat.channelCount))
+        pending = []
         pendingStart = 0
         inputEnded = false
         endReported = false
-        resamplers = []
-        guard inputFormat.sampleRate != outputFormat.sampleRate else { return }
-        resamplers = (0..<Int(outputFormat.channelCount)).compactMap { _ in
-            try? AudioConverter(inputSampleRate: Int(inputFormat.sampleRate), inputChannelCount: 1)
-        }
+        mixer = try? makeMixer()  // it was made once already with these formats, in init
     }
 
     /// Converts all of `inputBuffer`'s frames into `outputBuffer` at the same sample rate; `outputBuffer.frameLength`
@@ -118,7 +117,7 @@ public class AVAudioConverter: NSObject {
     /// - Throws: -50 when a buffer's format is not the converter's, the output is too small, or the rates differ
     ///   (use `convert(to:error:withInputFrom:)` for that, as on Apple).
     public func convert(to outputBuffer: AVAudioPCMBuffer, from inputBuffer: AVAudioPCMBuffer) throws {
-        guard inputFormat.sampleRate == outputFormat.sampleRate else {
+        guard !changesRate else {
             throw AVAudioError.parameter(
                 "convert(to:from:) does not convert sample rates.",
                 reason: "The converter goes from \(inputFormat.sampleRate) Hz to \(outputFormat.sampleRate) Hz.",
@@ -135,9 +134,8 @@ public class AVAudioConverter: NSObject {
         if inputBuffer.format.isCompatible(with: outputBuffer.format) {
             outputBuffer.copyFrames(0..<frames, of: inputBuffer, to: 0)
         } else if frames > 0 {
-            for (channel, plane) in mapChannels(of: inputBuffer).enumerated() {
-                plane.withUnsafeBufferPointer { outputBuffer.store(channel: channel, at: 0, count: frames, from: $0.baseAddress!) }
-            }
+            // At one rate the mixer holds nothing back: every frame comes out at once.
+            outputBuffer.storeInterleaved(converted(inputBuffer), at: 0)
         }
         outputBuffer.frameLength = AVAudioFrameCount(frames)
     }
@@ -184,13 +182,13 @@ public class AVAudioConverter: NSObject {
                 }
                 try check(input: buffer)
                 if buffer.frameLength == 0 { return .inputRanDry }
-                accept(buffer)
+                pending += converted(buffer)
             case .noDataNow:
                 return .inputRanDry
             case .endOfStream:
                 if let buffer = input as? AVAudioPCMBuffer, buffer.frameLength > 0 {
                     try check(input: buffer)
-                    accept(buffer)
+                    pending += converted(buffer)
                 }
                 finishStream()
             }
@@ -203,55 +201,69 @@ public class AVAudioConverter: NSObject {
         return AVAudioPacketCount(clamping: max(1, Int((Double(outputFrames) * ratio).rounded(.up))))
     }
 
-    /// Maps the buffer's channels, resamples them if the rates differ, and queues the result.
-    private func accept(_ buffer: AVAudioPCMBuffer) {
-        let planes = mapChannels(of: buffer)
-        for channel in planes.indices {
-            pending[channel] += resamplers.isEmpty ? planes[channel] : resamplers[channel].convert(planes[channel])
-        }
+    /// The buffer's valid frames in the output's rate and channels, interleaved, as far as the mixer has them ready.
+    private func converted(_ buffer: AVAudioPCMBuffer) -> [Float] {
+        let samples = buffer.interleavedFloats(frames: 0..<Int(buffer.frameLength))
+        return mixer?.convert(samples) ?? samples
     }
 
-    /// Drains the resamplers after the last input.
+    /// Drains the resampler after the last input.
     private func finishStream() {
         inputEnded = true
-        for (channel, resampler) in resamplers.enumerated() { pending[channel] += resampler.flush() }
+        if changesRate, let mixer { pending += mixer.flush() }
     }
 
     /// Moves up to `maximum` queued frames into `output` at frame `frame`; returns how many.
     private func drainPending(into output: AVAudioPCMBuffer, at frame: Int, maximum: Int) -> Int {
-        let count = min(maximum, (pending.first?.count ?? 0) - pendingStart)
+        let channels = Int(outputFormat.channelCount)
+        let count = min(maximum, pending.count / channels - pendingStart)
         guard count > 0 else { return 0 }
-        for channel in pending.indices {
-            pending[channel].withUnsafeBufferPointer {
-                output.store(channel: channel, at: frame, count: count, from: $0.baseAddress! + pendingStart)
+        pending.withUnsafeBufferPointer { samples in
+            for channel in 0..<channels {
+                output.store(channel: channel, at: frame, count: count, from: samples.baseAddress! + pendingStart * channels + channel,
+                             sourceStride: channels)
             }
         }
         pendingStart += count
-        if pendingStart == pending[0].count {
-            for channel in pending.indices { pending[channel].removeAll(keepingCapacity: true) }
+        if pendingStart * channels == pending.count {
+            pending.removeAll(keepingCapacity: true)
             pendingStart = 0
         }
         return count
     }
 
-    /// The buffer's valid frames as one `Float` array per output channel (see the type's note on channels).
-    private func mapChannels(of buffer: AVAudioPCMBuffer) -> [[Float]] {
-        let frames = 0..<Int(buffer.frameLength)
-        let inputs = Int(buffer.format.channelCount)
-        let outputs = Int(outputFormat.channelCount)
-        if inputs == 1 || inputs == outputs {
-            return (0..<outputs).map { buffer.floats(channel: inputs == 1 ? 0 : $0, frames: frames) }
+    /// AuralAudio's converter for this conversion when it changes the rate or the channel count, else nil.
+    private func makeMixer() throws -> AudioConverter? {
+        let inputs = Int(inputFormat.channelCount), outputs = Int(outputFormat.channelCount)
+        guard changesRate || inputs != outputs else { return nil }
+        let (inputRate, outputRate) = try resamplerRates()
+        return try AudioConverter(
+            inputSampleRate: inputRate, inputChannelCount: inputs, outputSampleRate: outputRate, outputChannelCount: outputs,
+            channelMatrix: channelMatrix(inputs: inputs, outputs: outputs))
+    }
+
+    /// A new mixer for a new `downmix`; a resampler's held-back frames are drained into the output first.
+    private func remakeMixer() {
+        if changesRate, !inputEnded, let mixer { pending += mixer.flush() }
+        mixer = try? makeMixer()  // only the matrix differs from the mixer made in init
+    }
+
+    /// The rates to give libswresample: whole numbers of hertz when they differ; any equal pair when they do not (only
+    /// the ratio counts, and then nothing is resampled).
+    private func resamplerRates() throws -> (Int, Int) {
+        let (input, output) = (inputFormat.sampleRate, outputFormat.sampleRate)
+        guard changesRate else { return (16_000, 16_000) }
+        guard input == input.rounded(), output == output.rounded(), input <= Double(Int32.max), output <= Double(Int32.max) else {
+            throw AVAudioError.parameter("Cannot resample from \(input) Hz to \(output) Hz.", reason: "Rates must be whole numbers of hertz.")
         }
-        if downmix, outputs == 1 {
-            var sum = [Float](repeating: 0, count: frames.count)
-            for channel in 0..<inputs {
-                for (index, sample) in buffer.floats(channel: channel, frames: frames).enumerated() { sum[index] += sample }
-            }
-            return [sum.map { $0 / Float(inputs) }]
-        }
-        return (0..<outputs).map {
-            $0 < inputs ? buffer.floats(channel: $0, frames: frames) : [Float](repeating: 0, count: frames.count)
-        }
+        return (Int(input), Int(output))
+    }
+
+    /// Apple's channel mapping as gains, `[output][input]` (see the type's note).
+    private func channelMatrix(inputs: Int, outputs: Int) -> [[Double]] {
+        if inputs == 1 { return Array(repeating: [1], count: outputs) }
+        if downmix, outputs == 1 { return [Array(repeating: 1 / Double(inputs), count: inputs)] }
+        return (0..<outputs).map { output in (0..<inputs).map { $0 == output ? 1 : 0 } }
     }
 
     private func check(input buffer: AVAudioPCMBuffer) throws {

@@ -13,7 +13,11 @@ import Synchronization
 ///
 /// Reading: `fileFormat` is the format of the samples in the file; `processingFormat` is the format buffers are read
 /// in: by default the standard format (32-bit float, deinterleaved) at the file's own rate and channel count. At the
-/// end of the file a read gives 0 frames (`frameLength` 0) and does not throw, as on Apple's current systems.
+/// end of the file a read gives 0 frames (`frameLength` 0) and does not throw, as on Apple's current systems. Every
+/// file is read at its own rate and channel count: WAV files by AuralAudio's `WAVFile` reader, with their own sample
+/// type; other files (FLAC, MP3, M4A, Opus, the sound of a video, anything FFmpeg reads, WAV files in encodings such as
+/// µ-law or ADPCM too) by AuralAudio's `AudioFileDecoder`, which gives the codec's samples as `Float`, unmixed and
+/// unresampled, and seeks exactly.
 ///
 /// Writing: the file is always RIFF/WAVE, whatever the URL's extension (FFmpeg, and this class, read it by its
 /// content), with 16-, 24- or 32-bit integer or 32- or 64-bit float samples as the settings say. Its header is brought
@@ -25,10 +29,14 @@ import Synchronization
 /// recovery suggestion.
 ///
 /// Differences from Apple's:
-/// - WAV files are read at their own rate, channel count and sample type. Other files (FLAC, MP3, M4A, Opus, the sound
-///   of a video, anything FFmpeg reads) are read as AuralAudio decodes them today: 16 kHz mono, downmixed and
-///   resampled by libswresample, so both `fileFormat` and `processingFormat` are 16 kHz mono for them, and `length`
-///   decodes the whole file the first time it is asked.
+/// - A compressed file's `fileFormat` is the format of its decoded samples, 32-bit float (the same as the default
+///   `processingFormat`), since `AVAudioFormat` describes linear PCM only.
+/// - A compressed file's `length` is the container's figure where it states one (FLAC, MP3 with a Xing or LAME header,
+///   Ogg, MP4/M4A), and reading stops there; where it does not (Matroska, WebM), the first call decodes the whole file.
+///   If the audio ends before the stated length (a cut-off file), `length` becomes the frames decoded once a read
+///   reaches the end.
+/// - Setting `framePosition` on a compressed file decodes up to the new position (from the start of the file when it
+///   moves back), so that reads start exactly there.
 /// - Files are written as WAV only (no AAC, no CAF or AIFF container); `framePosition` does not move the writing point.
 ///
 /// `Sendable`, as Apple's is on its current systems: every call takes the file's lock, so one file may be used from
@@ -121,8 +129,9 @@ public final class AVAudioFile: NSObject, Sendable {
         state.withLock { $0.isOpen }
     }
 
-    /// Frames in the file (for a file being written, frames written so far). For files other than WAV, the first call
-    /// decodes the whole file (as Apple warns, it "can be computationally expensive"); 0 when that fails.
+    /// Frames in the file (for a file being written, frames written so far). For a compressed file whose container does
+    /// not state its length, the first call decodes the whole file (as Apple warns, it "can be computationally
+    /// expensive"); 0 when that fails. See the type's note for a file that ends before its stated length.
     public var length: AVAudioFramePosition {
         state.withLock { state in
             if state.writer != nil { return state.writtenFrames }
@@ -204,8 +213,8 @@ public final class AVAudioFile: NSObject, Sendable {
         }
     }
 
-    /// A WAV decoder at the file's own format for RIFF/RF64 WAVE files, else AuralAudio's 16 kHz mono decoder (which
-    /// also reports missing, unreadable and non-audio files).
+    /// A WAV decoder at the file's own format for RIFF/RF64 WAVE files of the encodings `WAVFile` reads, else AuralAudio's
+    /// FFmpeg decoder at the stream's own format (which also reports missing, unreadable and non-audio files).
     private static func openDecoder(_ url: URL) throws -> AudioFileDecoding {
         do {
             let head = FileHandle(forReadingAtPath: url.path).flatMap { handle in
@@ -215,9 +224,14 @@ public final class AVAudioFile: NSObject, Sendable {
             let bytes = [UInt8](head)
             if bytes.count == 12, ["RIFF", "RF64"].contains(String(decoding: bytes[0..<4], as: UTF8.self)),
                String(decoding: bytes[8..<12], as: UTF8.self) == "WAVE" {
-                return try WAVDecoder(url: url)
+                do {
+                    return try WAVDecoder(url: url)
+                } catch AudioSourceError.unsupportedEncoding {
+                    // A-law, µ-law, ADPCM, …: FFmpeg decodes them.
+                    return try StreamDecoder(url: url)
+                }
             }
-            return try Mono16kDecoder(url: url)
+            return try StreamDecoder(url: url)
         } catch let error as AudioSourceError {
             throw AVAudioError.file(error, path: url.path)
         }

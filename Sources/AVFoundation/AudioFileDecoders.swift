@@ -102,66 +102,32 @@ final class WAVDecoder: AudioFileDecoding {
     }
 }
 
-/// Any other file FFmpeg reads (FLAC, MP3, M4A, Opus, the sound of a video, …), as AuralAudio decodes it today:
-/// 16 kHz mono, downmixed and resampled by libswresample (`AudioFileReader`), the samples being multiples of 1/32768.
+/// Any other file FFmpeg reads (FLAC, MP3, M4A, Opus, the sound of a video, …), at the stream's own rate and channel
+/// count, through AuralAudio's `AudioFileDecoder`: the decoder's samples as `Float`, with exact seeking.
 ///
-/// AuralAudio has no public decoder that keeps a compressed file's own rate and channel count, so such a file's
-/// `fileFormat` and `processingFormat` are both 16 kHz mono here (see `AVAudioFile`).
-final class Mono16kDecoder: AudioFileDecoding {
-    let fileFormat = AVAudioFormat(sampleRate: 16_000, channelCount: 1, commonFormat: .pcmFormatFloat32, isInterleaved: false)
-    private let url: URL
-    private var reader: AudioFileReader
-    /// Decoded samples not yet returned, from `pendingStart` on.
-    private var pending: [Float] = []
-    private var pendingStart = 0
-    private var isDrained = false
-    /// Frames returned since the reader was opened.
-    private var position: Int64 = 0
-    private var knownCount: Int64?
+/// `AVAudioFormat` describes linear PCM only, so the file format is the format of the decoded samples: 32-bit float
+/// at the stream's rate and channel count (where Apple's describes the compressed format).
+final class StreamDecoder: AudioFileDecoding {
+    let fileFormat: AVAudioFormat
+    private let decoder: AudioFileDecoder
 
-    /// Samples `AudioFileReader` decodes per call: one second.
-    private static let chunk = 16_000
-
-    /// Opens `url`; throws `AudioSourceError` as `AudioFileReader` does.
+    /// Opens `url`; throws `AudioSourceError` as `AudioFileDecoder` does.
     init(url: URL) throws {
-        self.url = url
-        reader = try AudioFileReader(url: url, chunkSampleCount: Self.chunk)
+        decoder = try AudioFileDecoder(url: url)
+        fileFormat = AVAudioFormat(sampleRate: Double(decoder.sampleRate), channelCount: AVAudioChannelCount(decoder.channelCount),
+                                   commonFormat: .pcmFormatFloat32, isInterleaved: false)
     }
 
     func frameCount() throws -> Int64 {
-        if let knownCount { return knownCount }
-        let counter = try AudioFileReader(url: url, chunkSampleCount: 10 * Self.chunk)
-        var count: Int64 = 0
-        while let samples = try counter.read() { count += Int64(samples.count) }
-        knownCount = count
-        return count
+        Int64(try decoder.frameCount)
     }
 
     func seek(to frame: Int64) throws {
-        let target = max(0, frame)
-        if target < position {
-            reader = try AudioFileReader(url: url, chunkSampleCount: Self.chunk)
-            (pending, pendingStart, isDrained, position) = ([], 0, false, 0)
-        }
-        while position < target {
-            let skipped = try read(frames: Int(min(target - position, Int64(Self.chunk) * 10)))
-            if skipped.isEmpty { break }
-        }
+        try decoder.seek(toFrame: Int(clamping: max(0, frame)))
     }
 
     func read(frames: Int) throws -> [Float] {
-        while pending.count - pendingStart < frames, !isDrained {
-            if pendingStart > 0 {
-                pending.removeFirst(pendingStart)
-                pendingStart = 0
-            }
-            if let samples = try reader.read() { pending += samples } else { isDrained = true }
-        }
-        let count = min(frames, pending.count - pendingStart)
-        let result = Array(pending[pendingStart..<(pendingStart + count)])
-        pendingStart += count
-        position += Int64(count)
-        if isDrained, knownCount == nil, pendingStart == pending.count { knownCount = position }
-        return result
+        guard frames > 0 else { return [] }
+        return try decoder.read(maximumFrames: frames) ?? []
     }
 }

@@ -1,21 +1,30 @@
 import CFFmpeg
 import Foundation
 
-/// Converts audio of any sample rate and channel count to what Whisper takes: 16 kHz mono `Float` samples.
+/// Converts audio of any sample rate and channel count to what Whisper takes, 16 kHz mono `Float` samples, or to
+/// `Float` samples at any other rate and channel count.
 ///
 /// ```swift
 /// let converter = try AudioConverter(inputSampleRate: 48_000, inputChannelCount: 2)
 /// var mono16k = converter.convert(firstInterleavedBuffer)
 /// mono16k += converter.convert(secondInterleavedBuffer)
 /// mono16k += converter.flush()
+///
+/// let toCD = try AudioConverter(inputSampleRate: 16_000, inputChannelCount: 1, outputSampleRate: 44_100, outputChannelCount: 2)
+/// let stereo44k = toCD.convert(mono16k) + toCD.flush()    // interleaved left, right, left, …
 /// ```
 ///
-/// The conversion is libswresample's, done exactly as faster-whisper does it (PyAV's
+/// Whisper's conversion (`init(inputSampleRate:inputChannelCount:)`) is libswresample's, done exactly as faster-whisper
+/// does it (PyAV's
 /// `AudioResampler(format: "s16", layout: "mono", rate: 16000)` with default options): downmix, resample
 /// and quantise to 16-bit mono, then divide by 32768. The output is bit-identical to faster-whisper's
 /// `decode_audio` of a 32-bit float WAV holding the same samples (and of a 16-bit WAV, when the floats are
 /// its samples divided by 32768), so transcripts can be compared token for token. `AudioFileLoader`
 /// gives every WAV encoding to libswresample in FFmpeg's own decoded format, so whole files match too.
+///
+/// The conversion to any rate and channel count
+/// (`init(inputSampleRate:inputChannelCount:outputSampleRate:outputChannelCount:channelMatrix:)`) is libswresample's
+/// with its default filter too, in `Float` from end to end: the output is not quantised, and not clipped.
 ///
 /// It is streaming: the resampler keeps a few input samples of history between calls, so converting a
 /// signal in pieces gives the same samples as converting it at once, once `flush()` has drained the tail.
@@ -23,7 +32,7 @@ import Foundation
 /// - Note: Not thread-safe. Use one converter from one task at a time; it owns a `SwrContext` and frees
 ///   it when released.
 public final class AudioConverter {
-    /// The output sample rate, in hertz.
+    /// The sample rate Whisper takes, which `init(inputSampleRate:inputChannelCount:)` converts to, in hertz.
     public static let outputSampleRate = 16_000
 
     /// The largest channel count libswresample accepts.
@@ -33,8 +42,23 @@ public final class AudioConverter {
     public let inputSampleRate: Int
     /// Number of interleaved channels in the input.
     public let inputChannelCount: Int
+    /// Sample rate of the output, in hertz (16,000 for Whisper's conversion).
+    public let outputSampleRate: Int
+    /// Number of interleaved channels in the output (1 for Whisper's conversion).
+    public let outputChannelCount: Int
+
+    /// What a converter makes.
+    enum Output {
+        /// 16 kHz mono through 16-bit integers, as faster-whisper converts.
+        case whisper
+        /// `Float` at this rate and channel count, the channels mapped by `channelMatrix` (`gains[output][input]`),
+        /// or by `ChannelMatrix.standard` when it is nil.
+        case float(sampleRate: Int, channelCount: Int, channelMatrix: [[Double]]?)
+    }
 
     private let sampleFormat: AVSampleFormat
+    /// Whether the output goes through 16-bit integers (Whisper's conversion) rather than staying `Float`.
+    private let quantizes: Bool
     private var context: OpaquePointer?
 
     /// Creates a converter for interleaved `Float` input in -1...1 at the given rate and channel count.
@@ -77,19 +101,33 @@ public final class AudioConverter {
     }
 
     /// Creates a converter for frames as an FFmpeg decoder gives them: any sample format, packed or planar,
-    /// in `channelLayout` (an unspecified order means FFmpeg's default order for the channel count).
-    init(inputSampleRate: Int, channelLayout: UnsafePointer<AVChannelLayout>, sampleFormat: AVSampleFormat) throws {
+    /// in `channelLayout` (an unspecified order means FFmpeg's default order for the channel count), to `output`.
+    init(
+        inputSampleRate: Int, channelLayout: UnsafePointer<AVChannelLayout>, sampleFormat: AVSampleFormat,
+        output: Output = .whisper
+    ) throws {
         let channelCount = Int(channelLayout.pointee.nb_channels)
         try Self.validate(inputSampleRate: inputSampleRate, inputChannelCount: channelCount)
         self.inputSampleRate = inputSampleRate
         self.inputChannelCount = channelCount
         self.sampleFormat = sampleFormat
-        self.context = try Self.makeContext(
-            inputSampleRate: inputSampleRate, channelLayout: channelLayout, sampleFormat: sampleFormat
-        )
+        switch output {
+        case .whisper:
+            (outputSampleRate, outputChannelCount, quantizes) = (Self.outputSampleRate, 1, true)
+            self.context = try Self.makeContext(
+                inputSampleRate: inputSampleRate, channelLayout: channelLayout, sampleFormat: sampleFormat
+            )
+        case .float(let sampleRate, let channels, let matrix):
+            try Self.validate(outputSampleRate: sampleRate, outputChannelCount: channels, channelMatrix: matrix, inputChannelCount: channelCount)
+            (outputSampleRate, outputChannelCount, quantizes) = (sampleRate, channels, false)
+            self.context = try Self.makeFloatContext(
+                inputSampleRate: inputSampleRate, channelLayout: channelLayout, sampleFormat: sampleFormat,
+                outputSampleRate: sampleRate, outputChannelCount: channels, channelMatrix: matrix
+            )
+        }
     }
 
-    private static func validate(inputSampleRate: Int, inputChannelCount: Int) throws {
+    static func validate(inputSampleRate: Int, inputChannelCount: Int) throws {
         guard inputSampleRate > 0, inputSampleRate <= Int(Int32.max) else {
             throw AudioSourceError.conversionFailed(reason: "The input sample rate \(inputSampleRate) Hz is not positive.")
         }
@@ -104,14 +142,16 @@ public final class AudioConverter {
         swr_free(&context)
     }
 
-    /// Converts the next piece of interleaved input and returns the 16 kHz mono samples ready so far.
+    /// Converts the next piece of interleaved input and returns the output frames ready so far, interleaved.
     ///
-    /// The output lags the input by the resampler's filter delay (a few milliseconds); call `flush()` after
-    /// the last piece to get the rest.
+    /// When the rates differ, the output lags the input by the resampler's filter delay (a few milliseconds); call
+    /// `flush()` after the last piece to get the rest. At equal rates every frame comes out at once.
     ///
-    /// - Parameter interleaved: Frames of `inputChannelCount` samples each, in -1...1; values outside are
-    ///   clipped. The count must be a multiple of `inputChannelCount`.
-    /// - Returns: Samples at 16 kHz in -1..<1, quantised to 1/32768 steps.
+    /// - Parameter interleaved: Frames of `inputChannelCount` samples each, in -1...1. The count must be a
+    ///   multiple of `inputChannelCount`.
+    /// - Returns: Frames of `outputChannelCount` samples at `outputSampleRate`. Whisper's conversion gives 16 kHz
+    ///   mono samples in -1..<1, quantised to 1/32768 steps (values outside -1...1 are clipped); the other
+    ///   conversions give `Float` samples as computed, neither quantised nor clipped.
     public func convert(_ interleaved: [Float]) -> [Float] {
         precondition(sampleFormat == AV_SAMPLE_FMT_FLT, "This converter was not made for interleaved Float input")
         precondition(
@@ -163,18 +203,30 @@ public final class AudioConverter {
     private func run(planes: UnsafePointer<UnsafePointer<UInt8>?>?, frameCount: Int) -> [Float] {
         let capacity = Int(swr_get_out_samples(context, Int32(frameCount)))
         guard capacity > 0 else { return [] }
-        var pcm = [Int16](repeating: 0, count: capacity)
-        let produced = pcm.withUnsafeMutableBytes { outBytes -> Int32 in
-            var outPlane: UnsafeMutablePointer<UInt8>? = outBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
-            return withUnsafeMutablePointer(to: &outPlane) { outPlanes in
-                swr_convert(
-                    context, outPlanes, Int32(capacity),
-                    UnsafeMutablePointer(mutating: planes), planes == nil ? 0 : Int32(frameCount))
-            }
+        guard !quantizes else {
+            var pcm = [Int16](repeating: 0, count: capacity)
+            let produced = pcm.withUnsafeMutableBytes { swrConvert(into: $0, capacity: capacity, planes: planes, frameCount: frameCount) }
+            return pcm[0..<Int(produced)].map { Float($0) / 32768 }
+        }
+        var samples = [Float](repeating: 0, count: capacity * outputChannelCount)
+        let produced = samples.withUnsafeMutableBytes { swrConvert(into: $0, capacity: capacity, planes: planes, frameCount: frameCount) }
+        samples.removeSubrange((Int(produced) * outputChannelCount)...)
+        return samples
+    }
+
+    /// Runs `swr_convert` into packed output of room for `capacity` frames; returns the frames it wrote.
+    private func swrConvert(
+        into outBytes: UnsafeMutableRawBufferPointer, capacity: Int, planes: UnsafePointer<UnsafePointer<UInt8>?>?, frameCount: Int
+    ) -> Int32 {
+        var outPlane: UnsafeMutablePointer<UInt8>? = outBytes.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let produced = withUnsafeMutablePointer(to: &outPlane) { outPlanes in
+            swr_convert(
+                context, outPlanes, Int32(capacity),
+                UnsafeMutablePointer(mutating: planes), planes == nil ? 0 : Int32(frameCount))
         }
         // swr_convert only fails on invalid arguments, which the initializer and the preconditions rule out.
         precondition(produced >= 0, "swr_convert failed with code \(produced)")
-        return pcm[0..<Int(produced)].map { Float($0) / 32768 }
+        return produced
     }
 
     private static func makeContext(
@@ -186,11 +238,7 @@ public final class AudioConverter {
             av_channel_layout_uninit(&inputLayout)
             av_channel_layout_uninit(&outputLayout)
         }
-        if channelLayout.pointee.order == AV_CHANNEL_ORDER_UNSPEC {
-            av_channel_layout_default(&inputLayout, channelLayout.pointee.nb_channels)
-        } else {
-            _ = av_channel_layout_copy(&inputLayout, channelLayout)
-        }
+        copyInputLayout(channelLayout, into: &inputLayout)
         av_channel_layout_default(&outputLayout, 1)
         let channelCount = Int(inputLayout.nb_channels)
 
@@ -212,15 +260,29 @@ public final class AudioConverter {
         }
         guard status >= 0, let context else {
             swr_free(&context)
-            let name = av_get_sample_fmt_name(sampleFormat).map { String(cString: $0) } ?? "unknown"
-            throw AudioSourceError.conversionFailed(
-                reason: "libswresample refused \(channelCount)-channel \(name) audio at \(inputSampleRate) Hz (\(errorText(status)))."
-            )
+            throw refusal(status, channelCount: channelCount, sampleFormat: sampleFormat, sampleRate: inputSampleRate)
         }
         return context
     }
 
-    private static func errorText(_ code: Int32) -> String {
+    /// `channelLayout` as libswresample takes it: an unspecified order becomes FFmpeg's default order for the count.
+    static func copyInputLayout(_ channelLayout: UnsafePointer<AVChannelLayout>, into inputLayout: inout AVChannelLayout) {
+        if channelLayout.pointee.order == AV_CHANNEL_ORDER_UNSPEC {
+            av_channel_layout_default(&inputLayout, channelLayout.pointee.nb_channels)
+        } else {
+            _ = av_channel_layout_copy(&inputLayout, channelLayout)
+        }
+    }
+
+    /// The error for a context libswresample would not set up.
+    static func refusal(_ status: Int32, channelCount: Int, sampleFormat: AVSampleFormat, sampleRate: Int) -> AudioSourceError {
+        let name = av_get_sample_fmt_name(sampleFormat).map { String(cString: $0) } ?? "unknown"
+        return AudioSourceError.conversionFailed(
+            reason: "libswresample refused \(channelCount)-channel \(name) audio at \(sampleRate) Hz (\(errorText(status)))."
+        )
+    }
+
+    static func errorText(_ code: Int32) -> String {
         var buffer = [CChar](repeating: 0, count: 128)
         av_strerror(code, &buffer, buffer.count)
         return String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)

@@ -1,7 +1,9 @@
 import CFFmpeg
 import Foundation
 
-/// Decodes the audio of any file FFmpeg's libraries read and converts it to 16 kHz mono, piece by piece.
+/// Decodes the audio of any file FFmpeg's libraries read and converts it, piece by piece, to 16 kHz mono
+/// (`Output.mono16k`, for Whisper) or to `Float` at the stream's own rate and channel count (`Output.streamFormat`,
+/// for `AudioFileDecoder`).
 ///
 /// It decodes the way faster-whisper's `decode_audio` does with PyAV, so transcripts stay token-exact:
 /// - the first audio stream of the file (PyAV's `container.decode(audio=0)`), after
@@ -22,6 +24,10 @@ import Foundation
 /// rate or layout midway, which PyAV's resampler rejects) gets a new resampler after the old one is
 /// drained.
 ///
+/// In the stream's own format, the same packets and frames go through libswresample only to become interleaved
+/// `Float`: the samples are the decoder's, channel for channel (see `AudioConverter`'s rule for equal counts). A frame
+/// whose rate or channel count differs from the stream's, as opened, is converted to the stream's.
+///
 /// Memory is bounded: each `read` call decodes packets until about `minimumSampleCount` output samples are
 /// ready, so only one chunk, one packet and one frame are held at a time.
 ///
@@ -31,8 +37,8 @@ import Foundation
 final class FFmpegDecoder {
     /// The file being decoded, for error messages.
     let path: String
-    // Every stored property has a default, so the object is whole once `path` is set: when the initializer
-    // throws after that, deinit still runs and frees what was opened.
+    // Every other stored property has a default, so the object is whole once `path` and `output` are set: when the
+    // initializer throws after that, deinit still runs and frees what was opened.
 
     /// The length of the audio stream in seconds, as the container states it (nil when it does not).
     private(set) var duration: TimeInterval?
@@ -40,6 +46,15 @@ final class FFmpegDecoder {
     private(set) var codecName = "unknown"
     /// Packets FFmpeg could not decode and that were skipped.
     private(set) var skippedPacketCount = 0
+    /// What the decoder gives.
+    let output: Output
+    /// The output's sample rate in hertz: 16,000, or the stream's own.
+    private(set) var sampleRate = AudioConverter.outputSampleRate
+    /// The output's channel count: 1, or the stream's own.
+    private(set) var channelCount = 1
+    /// In the stream's own format, the stream's length in frames as the container states it (rounded down), when it
+    /// does and the figure is not an estimate from the bit rate; nil otherwise.
+    private(set) var statedFrameCount: Int?
 
     private var formatContext: UnsafeMutablePointer<AVFormatContext>?
     private var codecContext: UnsafeMutablePointer<AVCodecContext>?
@@ -52,6 +67,14 @@ final class FFmpegDecoder {
     private var stage = Stage.reading
     private var producedSampleCount = 0
     private var firstError: String?
+
+    /// The format the decoded audio is converted to.
+    enum Output {
+        /// 16 kHz mono, as faster-whisper converts it.
+        case mono16k
+        /// Interleaved `Float` at the stream's own sample rate and channel count.
+        case streamFormat
+    }
 
     private enum Stage {
         /// Reading packets from the file.
@@ -68,13 +91,14 @@ final class FFmpegDecoder {
         set { av_log_set_level(newValue ? AV_LOG_QUIET : AV_LOG_INFO) }
     }
 
-    /// Opens `url` and prepares the decoder of its first audio stream.
+    /// Opens `url` and prepares the decoder of its first audio stream, for `output`.
     ///
     /// - Throws: `AudioSourceError.notAudio` when FFmpeg does not recognise the file, `.corruptFile` when
     ///   its header cannot be read, `.noAudioTrack` when it has no audio stream, `.unsupportedCodec` when
     ///   FFmpeg has no decoder for it, `.unreadableFile` on an I/O error.
-    init(url: URL) throws {
+    init(url: URL, output: Output = .mono16k) throws {
         path = url.path
+        self.output = output
         var context: UnsafeMutablePointer<AVFormatContext>?
         let openStatus = avformat_open_input(&context, url.path, nil, nil)
         guard openStatus >= 0, let context else {
@@ -87,21 +111,34 @@ final class FFmpegDecoder {
             throw AudioSourceError.corruptFile(
                 path: url.path, reason: "FFmpeg could not read the streams' parameters (\(Self.errorText(infoStatus))).")
         }
+        let stream = try findAudioStream(in: context)
+        duration = Self.duration(of: stream, in: context)
+        try openCodec(of: stream)
+        if output == .streamFormat {
+            try adoptStreamFormat(of: stream, in: context)
+        }
+    }
+
+    /// Finds the file's first audio stream and notes its index and codec name.
+    private func findAudioStream(in context: UnsafeMutablePointer<AVFormatContext>) throws -> UnsafeMutablePointer<AVStream> {
         let streams = UnsafeBufferPointer(start: context.pointee.streams, count: Int(context.pointee.nb_streams))
         guard let index = streams.firstIndex(where: { $0?.pointee.codecpar.pointee.codec_type == AVMEDIA_TYPE_AUDIO }),
             let stream = streams[index]
         else {
             let kinds = streams.compactMap { $0.flatMap { av_get_media_type_string($0.pointee.codecpar.pointee.codec_type) } }
                 .map { String(cString: $0) }
-            throw AudioSourceError.noAudioTrack(path: url.path, streams: kinds)
+            throw AudioSourceError.noAudioTrack(path: path, streams: kinds)
         }
         streamIndex = Int32(index)
-        let parameters = stream.pointee.codecpar!
-        codecName = avcodec_get_name(parameters.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
-        duration = Self.duration(of: stream, in: context)
+        codecName = avcodec_get_name(stream.pointee.codecpar.pointee.codec_id).map { String(cString: $0) } ?? "unknown"
+        return stream
+    }
 
+    /// Opens the decoder of `stream`, with a packet and a frame to decode through.
+    private func openCodec(of stream: UnsafeMutablePointer<AVStream>) throws {
+        let parameters = stream.pointee.codecpar!
         guard let codec = avcodec_find_decoder(parameters.pointee.codec_id) else {
-            throw AudioSourceError.unsupportedCodec(path: url.path, codec: codecName)
+            throw AudioSourceError.unsupportedCodec(path: path, codec: codecName)
         }
         codecContext = avcodec_alloc_context3(codec)
         packet = av_packet_alloc()
@@ -116,8 +153,19 @@ final class FFmpegDecoder {
         }
         guard status >= 0 else {
             throw AudioSourceError.corruptFile(
-                path: url.path, reason: "FFmpeg could not open the \(codecName) decoder (\(Self.errorText(status))).")
+                path: path, reason: "FFmpeg could not open the \(codecName) decoder (\(Self.errorText(status))).")
         }
+    }
+
+    /// Takes the stream's rate, channel count and stated length as the output's.
+    private func adoptStreamFormat(of stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>) throws {
+        guard let codecContext, codecContext.pointee.sample_rate > 0, codecContext.pointee.ch_layout.nb_channels > 0 else {
+            throw AudioSourceError.corruptFile(
+                path: path, reason: "FFmpeg could not tell the \(codecName) stream's sample rate or channel count.")
+        }
+        sampleRate = Int(codecContext.pointee.sample_rate)
+        channelCount = Int(codecContext.pointee.ch_layout.nb_channels)
+        statedFrameCount = Self.statedFrameCount(of: stream, in: context, sampleRate: sampleRate)
     }
 
     deinit {
@@ -128,9 +176,10 @@ final class FFmpegDecoder {
         avformat_close_input(&formatContext)
     }
 
-    /// Decodes until at least `minimumSampleCount` samples at 16 kHz are ready or the audio ends.
+    /// Decodes until at least `minimumSampleCount` output samples are ready or the audio ends.
     ///
-    /// - Returns: The next samples, in -1..<1; nil once everything has been returned.
+    /// - Returns: The next samples: at 16 kHz in -1..<1, or whole interleaved frames in the stream's format; nil
+    ///   once everything has been returned.
     /// - Throws: `AudioSourceError.corruptFile` when the file ends without giving any audio although some
     ///   of its packets failed to decode, `.unreadableFile` on an I/O error while reading.
     func read(minimumSampleCount: Int) throws -> [Float]? {
@@ -215,10 +264,10 @@ final class FFmpegDecoder {
     private func convertFrame(into output: inout [Float]) throws {
         guard let frame, frame.pointee.nb_samples > 0, let planes = frame.pointee.extended_data else { return }
         let format = frame.pointee.format
-        let sampleRate = frame.pointee.sample_rate
+        let frameRate = frame.pointee.sample_rate
         var sameInput = false
         if let converterInput {
-            sameInput = converterInput.format == format && converterInput.sampleRate == sampleRate
+            sameInput = converterInput.format == format && converterInput.sampleRate == frameRate
                 && withUnsafePointer(to: converterInput.layout) { av_channel_layout_compare($0, &frame.pointee.ch_layout) } == 0
         }
         if !sameInput {
@@ -227,15 +276,27 @@ final class FFmpegDecoder {
                 av_channel_layout_uninit(&old.layout)
                 converterInput = nil
             }
-            converter = try AudioConverter(
-                inputSampleRate: Int(sampleRate), channelLayout: &frame.pointee.ch_layout,
-                sampleFormat: AVSampleFormat(rawValue: format))
+            converter = try makeConverter(for: frame)
             var layout = AVChannelLayout()
             _ = av_channel_layout_copy(&layout, &frame.pointee.ch_layout)
-            converterInput = (format, sampleRate, layout)
+            converterInput = (format, frameRate, layout)
         }
         let planePointers = UnsafeRawPointer(planes).assumingMemoryBound(to: UnsafePointer<UInt8>?.self)
         output += converter!.convert(planes: planePointers, frameCount: Int(frame.pointee.nb_samples))
+    }
+
+    /// A converter from `frame`'s format to the output's.
+    private func makeConverter(for frame: UnsafeMutablePointer<AVFrame>) throws -> AudioConverter {
+        let format = AVSampleFormat(rawValue: frame.pointee.format)
+        let inputRate = Int(frame.pointee.sample_rate)
+        switch output {
+        case .mono16k:
+            return try AudioConverter(inputSampleRate: inputRate, channelLayout: &frame.pointee.ch_layout, sampleFormat: format)
+        case .streamFormat:
+            return try AudioConverter(
+                inputSampleRate: inputRate, channelLayout: &frame.pointee.ch_layout, sampleFormat: format,
+                output: .float(sampleRate: sampleRate, channelCount: channelCount, channelMatrix: nil))
+        }
     }
 
     private func noteError(_ message: String) {
@@ -252,6 +313,19 @@ final class FFmpegDecoder {
             return Double(context.pointee.duration) / Double(AV_TIME_BASE)
         }
         return nil
+    }
+
+    /// The stream's length in frames at `sampleRate`, rounded down, when the container states it and did not
+    /// estimate it from the bit rate.
+    private static func statedFrameCount(
+        of stream: UnsafeMutablePointer<AVStream>, in context: UnsafeMutablePointer<AVFormatContext>, sampleRate: Int
+    ) -> Int? {
+        let timeBase = stream.pointee.time_base
+        guard stream.pointee.duration > 0, timeBase.num > 0, timeBase.den > 0,
+              context.pointee.duration_estimation_method != AVFMT_DURATION_FROM_BITRATE
+        else { return nil }
+        let frames = av_rescale_q_rnd(stream.pointee.duration, timeBase, AVRational(num: 1, den: Int32(sampleRate)), AV_ROUND_DOWN)
+        return Int(frames)
     }
 
     private static func openError(_ status: Int32, path: String) -> AudioSourceError {

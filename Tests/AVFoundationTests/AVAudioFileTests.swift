@@ -81,22 +81,58 @@ struct AVAudioFileTests {
         #expect(integers == reference)
     }
 
-    @Test("any file FFmpeg reads gives the samples AuralAudio decodes, at 16 kHz mono for now",
-          .requiresFixtures(media: ["two_cities.flac", "beckett.mp3", "endgame_nagg_nell.mp4"]),
-          arguments: ["two_cities.flac", "beckett.mp3", "endgame_nagg_nell.mp4"])
+    /// Reads the rest of `file` in buffers of `chunk` frames until a read gives 0 frames; returns every channel,
+    /// interleaved.
+    static func readAllChannels(_ file: AVAudioFile, chunk: AVAudioFrameCount = 4_096) throws -> [Float] {
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: chunk))
+        let channels = Int(file.processingFormat.channelCount)
+        var samples: [Float] = []
+        while true {
+            try file.read(into: buffer)
+            if buffer.frameLength == 0 { return samples }
+            let planes = (0..<channels).map { TestAudio.samples(buffer, channel: $0) }
+            samples += (0..<Int(buffer.frameLength)).flatMap { frame in planes.map { $0[frame] } }
+        }
+    }
+
+    @Test("an MP3 file reports its own rate and channels, 44.1 kHz stereo, and its length", .requiresFixtures(media: ["beckett.mp3"]))
+    func mp3OwnFormat() throws {
+        let file = try AVAudioFile(forReading: Fixtures.media("beckett.mp3"))
+        let cdFormat = try #require(AVAudioFormat(standardFormatWithSampleRate: 44_100, channels: 2))
+        #expect(file.fileFormat == cdFormat)
+        #expect(file.processingFormat == cdFormat)
+        #expect(file.length == 441_216)  // ffprobe: duration_ts 141189384 at 1/14112000 s, 441,216.8 frames at 44.1 kHz
+        let buffer = try #require(AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 500_000))
+        try file.read(into: buffer)
+        #expect(buffer.frameLength == 441_216)
+        #expect(TestAudio.samples(buffer, channel: 0).contains { $0 != 0 } && TestAudio.samples(buffer, channel: 1).contains { $0 != 0 })
+    }
+
+    @Test("any file FFmpeg reads keeps its own rate and channels, and gives the samples AuralAudio's decoder gives",
+          .requiresFixtures(media: ["two_cities.flac", "beckett.mp3", "endgame_nagg_nell.mp4", "beckett.mkv"]),
+          arguments: ["two_cities.flac", "beckett.mp3", "endgame_nagg_nell.mp4", "beckett.mkv"])
     func readsCompressedFiles(_ name: String) throws {
         let url = Fixtures.media(name)
-        let reference = try AudioFileLoader.loadMono16k(url: url)
+        let decoder = try AudioFileDecoder(url: url)
+        var reference: [Float] = []
+        while let frames = try decoder.read(maximumFrames: 65_536) { reference += frames }
+        let channels = decoder.channelCount
         let file = try AVAudioFile(forReading: url)
-        let mono16k = try #require(AVAudioFormat(standardFormatWithSampleRate: 16_000, channels: 1))
-        #expect(file.processingFormat == mono16k)
-        #expect(file.fileFormat == mono16k)
-        #expect(file.length == AVAudioFramePosition(reference.count))
-        #expect(try Self.readAll(file, chunk: 10_000) == reference)
-        file.framePosition = 16_000
+        let own = try #require(AVAudioFormat(standardFormatWithSampleRate: Double(decoder.sampleRate), channels: AVAudioChannelCount(channels)))
+        #expect(file.processingFormat == own)
+        #expect(file.fileFormat == own)
+        #expect(file.length == AVAudioFramePosition(reference.count / channels))
+        #expect(try Self.readAllChannels(file, chunk: 10_000) == reference)
+        // Seeking is exact, forwards and back.
         let buffer = try #require(AVAudioPCMBuffer(pcmFormat: file.processingFormat, frameCapacity: 100))
-        try file.read(into: buffer)
-        #expect(TestAudio.samples(buffer) == Array(reference[16_000..<16_100]))
+        for position in [16_000, 3_000, 100_000] {
+            file.framePosition = AVAudioFramePosition(position)
+            try file.read(into: buffer)
+            for channel in 0..<channels {
+                let expected = stride(from: position * channels + channel, to: (position + 100) * channels, by: channels).map { reference[$0] }
+                #expect(TestAudio.samples(buffer, channel: channel) == expected, "frame \(position), channel \(channel)")
+            }
+        }
     }
 
     @Test("a WAV file written from buffers reads back bit for bit", arguments: [

@@ -200,8 +200,8 @@ struct AudioFileReaderTests {
         process.standardError = FileHandle.nullDevice
         try process.runWithDefaultSignals()
         let bytes = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "ffmpeg failed on \(url.path); is it installed (scripts/setup)?")
+        // Foundation's waitUntilExit can miss the exit while other tests spawn processes, and then waits forever.
+        try #require(process.waitForExit() == 0, "ffmpeg failed on \(url.path); is it installed (scripts/setup)?")
         return bytes.withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 }

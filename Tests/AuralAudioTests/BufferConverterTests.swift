@@ -113,8 +113,8 @@ struct BufferConverterTests {
         ]
         process.standardError = FileHandle.nullDevice
         try process.runWithDefaultSignals()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "sox failed; is it installed (scripts/setup)?")
+        // Foundation's waitUntilExit can miss the exit while other tests spawn processes, and then waits forever.
+        try #require(process.waitForExit() == 0, "sox failed; is it installed (scripts/setup)?")
         return try Data(contentsOf: output).withUnsafeBytes { Array($0.bindMemory(to: Float.self)) }
     }
 }

@@ -102,7 +102,7 @@ enum PulseHarness {
     static func kill(_ process: Process) {
         guard process.isRunning else { return }
         Foundation.kill(process.processIdentifier, SIGKILL)
-        process.waitUntilExit()
+        process.waitForExit()  // Foundation's waitUntilExit can miss a killed child's exit and wait forever
     }
 
     /// Waits for a process to exit, at most `timeout` seconds; false on timeout.
