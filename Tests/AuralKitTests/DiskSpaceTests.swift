@@ -31,8 +31,7 @@ final class SmallFileSystem {
         process.arguments = arguments
         process.standardError = FileHandle.nullDevice
         guard (try? process.runWithDefaultSignals()) != nil else { return false }
-        process.waitUntilExit()
-        return process.terminationStatus == 0
+        return process.waitForExit() == 0  // Foundation's waitUntilExit can miss an exit and wait forever
     }
 }
 

@@ -10,17 +10,18 @@ import Testing
 @MainActor
 @Suite("Contextual strings", .requiresFixtures(models: ["tiny.en"]))
 struct ContextualStringsTests {
-    static let sentence = "We deployed the service on Kubernetes last night."
+    nonisolated static let sentence = "We deployed the service on Kubernetes last night."
 
     /// The sentence spoken by espeak-ng (which `scripts/setup` installs) into a WAV file in the temporary folder.
-    static func spokenSentence() throws -> URL {
+    nonisolated static func spokenSentence() throws -> URL {
         let url = FileManager.default.temporaryDirectory.appendingPathComponent("auralkit-context-\(UUID().uuidString).wav")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["espeak-ng", "-w", url.path, "-s", "150", sentence]
         try process.runWithDefaultSignals()
-        process.waitUntilExit()
-        try #require(process.terminationStatus == 0, "espeak-ng failed (scripts/setup installs it)")
+        // Foundation's waitUntilExit can miss the exit while other tests spawn processes, and then waits forever (a CI
+        // run hung here on a cooperative thread).
+        guard process.waitForExit() == 0 else { throw EspeakFailed() }
         return url
     }
 
@@ -30,7 +31,7 @@ struct ContextualStringsTests {
 
     @Test("a file: the word is wrong without the string and right with it")
     func file() async throws {
-        let audio = try Self.spokenSentence()
+        let audio = try await offPool { try Self.spokenSentence() }
         defer { try? FileManager.default.removeItem(at: audio) }
         let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
         let plain = Self.text(try await session.transcribe(audioFile: audio))
@@ -42,7 +43,7 @@ struct ContextualStringsTests {
 
     @Test("live: the string prompts every update of the session")
     func live() async throws {
-        let audio = try Self.spokenSentence()
+        let audio = try await offPool { try Self.spokenSentence() }
         defer { try? FileManager.default.removeItem(at: audio) }
         let samples = try AudioFileLoader.loadMono16k(url: audio)
         let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
@@ -55,3 +56,6 @@ struct ContextualStringsTests {
         #expect(helpedText.contains("Kubernetes"), "\(helpedText)")
     }
 }
+
+/// espeak-ng did not write the sentence (`scripts/setup` installs it).
+struct EspeakFailed: Error {}
