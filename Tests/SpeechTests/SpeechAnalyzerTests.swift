@@ -97,8 +97,10 @@ struct SpeechAnalyzerTests {
         #expect(failure == nil)
         let finals = results.filter(\.isFinal)
         #expect(!finals.isEmpty)
-        // The speech starts after the 5-s gap, and the input ends 5 s after the recording does.
-        #expect(try #require(finals.first).range.start.seconds >= 5)
+        // The speech comes after the 5-s gap: without the gap its first word would start near 0. The alignment may put
+        // the start of the first word into the silence before it, up to the last second of silence that a silent
+        // buffer keeps. The input ends 5 s after the recording does.
+        #expect(try #require(finals.first).range.start.seconds >= 4, "\(finals.map(\.range))")
         #expect(abs(try #require(end).seconds - (5 + Double(file.length) / file.fileFormat.sampleRate)) < 0.01)
         let reference = try await SeedLikeReference.text("beckett.wav")
         let heard = finals.map { String($0.text.characters) }.joined()
