@@ -32,13 +32,15 @@ enum PulseHarness {
         process.standardOutput = out
         process.standardError = FileHandle.nullDevice
         try process.runWithDefaultSignals()
-        if !Poll.blockingUntil(timeout: timeout, every: .milliseconds(2), { !process.isRunning }) {
+        // Foundation can miss a child's exit while other tests spawn processes (a full run's pactl "did not finish
+        // within 10 s"): `exitStatus(within:)` notices it.
+        guard let status = process.exitStatus(within: timeout) else {
             process.terminate()
             throw HarnessError("\(program) \(arguments.joined(separator: " ")) did not finish within \(timeout) s")
         }
         let output = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        guard process.terminationStatus == 0 else {
-            throw HarnessError("\(program) \(arguments.joined(separator: " ")) exited with \(process.terminationStatus)")
+        guard status == 0 else {
+            throw HarnessError("\(program) \(arguments.joined(separator: " ")) exited with \(status)")
         }
         return output
     }

@@ -35,4 +35,21 @@ extension Process {
         }
         return terminationReason == .uncaughtSignal ? 128 + terminationStatus : terminationStatus
     }
+
+    /// Waits at most `timeout` seconds for the process to end and returns its status (as `waitForExit` does), or nil
+    /// while it still runs. An exit that Foundation missed (the child a zombie, `isRunning` still true) is noticed
+    /// with `waitpid(WNOHANG)`, which then reaps the child: read the status from here, not from `terminationStatus`.
+    public func exitStatus(within timeout: TimeInterval) -> Int32? {
+        var reaped: Int32?
+        let ended = Poll.blockingUntil(timeout: timeout, every: .milliseconds(2)) {
+            if !isRunning { return true }
+            var status: Int32 = 0
+            guard waitpid(processIdentifier, &status, WNOHANG) == processIdentifier else { return false }
+            reaped = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+            return true
+        }
+        guard ended else { return nil }
+        if let reaped { return reaped }
+        return terminationReason == .uncaughtSignal ? 128 + terminationStatus : terminationStatus
+    }
 }
