@@ -87,7 +87,10 @@ extension PulseAudioTests {
             try Pactl.run("set-default-source", "avf_mic")
             #expect(await Poll.until(timeout: 5) { changed.isSet }, "no AVAudioEngineConfigurationChange")
             #expect(engine.isRunning)
-            #expect(engine.inputNode.inputFormat(forBus: 0) == AVAudioFormat(standardFormatWithSampleRate: 48_000, channels: 2))
+            // The new input's own format, as the server states it: PulseAudio keeps the 48 kHz the module was loaded
+            // with, PipeWire's pulse layer states the graph's rate.
+            let spec = try Pactl.sampleSpec(of: "avf_mic")
+            #expect(engine.inputNode.inputFormat(forBus: 0) == AVAudioFormat(standardFormatWithSampleRate: spec.rate, channels: spec.channels))
             let before = recorder.frameCount
             #expect(await Poll.until(timeout: 5) { recorder.frameCount >= before + 16_000 }, "recording stopped")  // an idle null sink renders 2 s at a time
         }
@@ -133,6 +136,15 @@ enum Pactl {
     }
 
     /// A null sink and a virtual input made from its monitor, at `rate` and `channels`; returns the modules to unload.
+    /// The rate and channel count the server states for `source` (`pactl list short sources`: "float32le 2ch 48000Hz").
+    static func sampleSpec(of source: String) throws -> (rate: Double, channels: AVAudioChannelCount) {
+        let line = try #require(try run("list", "short", "sources").split(separator: "\n").first { $0.split(separator: "\t").dropFirst().first == Substring(source) })
+        let fields = line.split(whereSeparator: { $0 == "\t" || $0 == " " })
+        let channels = try #require(fields.first { $0.hasSuffix("ch") }.flatMap { AVAudioChannelCount($0.dropLast(2)) })
+        let rate = try #require(fields.first { $0.hasSuffix("Hz") }.flatMap { Double($0.dropLast(2)) })
+        return (rate, channels)
+    }
+
     static func virtualInput(sink: String, source: String, rate: Int, channels: Int) throws -> [String] {
         let sinkModule = try run("load-module", "module-null-sink", "sink_name=\(sink)", "rate=\(rate)", "channels=\(channels)")
         let sourceModule = try run(
