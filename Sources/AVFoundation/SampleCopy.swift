@@ -61,7 +61,7 @@ extension AVAudioPCMBuffer {
     }
 
     /// Frames `frames`, interleaved (`channelCount` samples per frame), as `Float`.
-    func interleavedFloats(frames: Range<Int>) -> [Float] {
+    package func interleavedFloats(frames: Range<Int>) -> [Float] {
         let channels = Int(format.channelCount)
         return [Float](unsafeUninitializedCapacity: frames.count * channels) { buffer, initialized in
             if let base = buffer.baseAddress {
@@ -74,7 +74,7 @@ extension AVAudioPCMBuffer {
     }
 
     /// Writes interleaved frames of `channelCount` samples at frame `frame`; `frameLength` is not changed.
-    func storeInterleaved(_ interleaved: [Float], at frame: Int) {
+    package func storeInterleaved(_ interleaved: [Float], at frame: Int) {
         let channels = Int(format.channelCount)
         interleaved.withUnsafeBufferPointer { source in
             guard let base = source.baseAddress else { return }

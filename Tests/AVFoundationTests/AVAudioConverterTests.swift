@@ -149,8 +149,8 @@ struct AVAudioConverterTests {
             Self.buffers(stereo[0], format: cd, gains: [1, 1], size: 4_410), through: down, outputFrames: 1_600)
         #expect(downStatuses.last == .endOfStream)
         #expect(abs(back.count - speech.count) <= 1)
-        let correlation = TestAudio.correlation(back, speech)
-        let energyRatio = TestAudio.energy(back) / TestAudio.energy(speech)
+        let correlation = SignalMeasures.correlation(back, speech)
+        let energyRatio = SignalMeasures.energy(back) / SignalMeasures.energy(speech)
         print("16k mono float → 44.1k stereo int16 → 16k mono float: correlation \(correlation), energy ratio \(energyRatio)")
         #expect(correlation > 0.9995)
         #expect(abs(energyRatio - 1) < 0.005)
@@ -176,9 +176,9 @@ struct AVAudioConverterTests {
         let (output, statuses) = try Self.stream(inputs, through: converter, outputFrames: 1_600)
 
         #expect(abs(output.count - reference.count) <= 2, "\(output.count) frames; AuralAudio gives \(reference.count)")
-        let correlation = TestAudio.correlation(output, reference)
+        let correlation = SignalMeasures.correlation(output, reference)
         let gain = downmix ? 0.75 : 1.0  // the mean of 1 and 0.5, or the left channel alone
-        let energyRatio = TestAudio.energy(output) / TestAudio.energy(reference)
+        let energyRatio = SignalMeasures.energy(output) / SignalMeasures.energy(reference)
         print("48k stereo → 16k mono, downmix \(downmix): NCC \(correlation), energy ratio \(energyRatio) (expected \(gain * gain))")
         #expect(correlation >= 0.999)
         #expect(abs(energyRatio / (gain * gain) - 1) < 0.01)

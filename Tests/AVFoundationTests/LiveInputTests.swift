@@ -111,12 +111,12 @@ enum Alignment {
         let (capturedEnvelope, referenceEnvelope) = (envelope(captured), envelope(reference))
         var coarse = (lag: 0, score: -Double.infinity)
         for lag in 0...max(0, capturedEnvelope.count - referenceEnvelope.count) {
-            let score = TestAudio.correlation(Array(capturedEnvelope[lag...]), referenceEnvelope)
+            let score = SignalMeasures.correlation(Array(capturedEnvelope[lag...]), referenceEnvelope)
             if score > coarse.score { coarse = (lag, score) }
         }
         var best = (lag: coarse.lag * block, ncc: -Double.infinity)
         for lag in max(0, coarse.lag * block - 2 * block)...(coarse.lag * block + 2 * block) where lag < captured.count {
-            let ncc = TestAudio.correlation(Array(captured[lag...]), reference)
+            let ncc = SignalMeasures.correlation(Array(captured[lag...]), reference)
             if ncc > best.ncc { best = (lag, ncc) }
         }
         return best

@@ -51,23 +51,6 @@ enum TestAudio {
             return .nan
         }
     }
-
-    /// Normalized cross-correlation of two signals over their common length: 1 for the same shape at any level.
-    static func correlation(_ a: [Float], _ b: [Float]) -> Double {
-        var ab = 0.0, aa = 0.0, bb = 0.0
-        for index in 0..<min(a.count, b.count) {
-            let (x, y) = (Double(a[index]), Double(b[index]))
-            ab += x * y
-            aa += x * x
-            bb += y * y
-        }
-        return aa > 0 && bb > 0 ? ab / (aa * bb).squareRoot() : 0
-    }
-
-    /// Mean square of a signal.
-    static func energy(_ samples: [Float]) -> Double {
-        samples.isEmpty ? 0 : samples.reduce(0) { $0 + Double($1) * Double($1) } / Double(samples.count)
-    }
 }
 
 /// Runs a program to its end and returns its exit status and what it wrote. The output goes through a file, not a

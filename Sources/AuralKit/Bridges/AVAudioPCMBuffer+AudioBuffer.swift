@@ -11,10 +11,7 @@ extension AVAudioPCMBuffer {
                 channels: AVAudioChannelCount(buffer.format.channelCount), interleaved: true)
         else { return nil }
         self.init(pcmFormat: format, frameCapacity: AVAudioFrameCount(buffer.frameCount))
-        guard let data = floatChannelData else { return nil }
-        buffer.samples.withUnsafeBufferPointer { samples in
-            data[0].update(from: samples.baseAddress!, count: samples.count)
-        }
+        storeInterleaved(buffer.samples, at: 0)
         frameLength = AVAudioFrameCount(buffer.frameCount)
     }
 }

@@ -67,23 +67,11 @@ extension SpeechSession {
             try Self.validate(url, options: options)
             try await installModelIfNeeded()
             let transcriber = makeTranscriber()
-            let analyzer = SpeechAnalyzer(
-                modules: [transcriber],
-                options: .init(priority: analyzerConfiguration.priority, modelRetention: analyzerConfiguration.modelRetention.analyzerRetention))
-            let context = AnalysisContext()
-            context.contextualStrings = options.contextualStrings ?? [:]
-            try await analyzer.setContext(context)
+            let analyzer = try await makeAnalyzer([transcriber], contextualStrings: options.contextualStrings ?? [:])
             if current === run { status = .transcribing }
-            let forwarding = Task { for try await result in transcriber.results { run.continuation.yield(result) } }
-            do {
+            try await analyze(with: analyzer, transcriber: transcriber, for: run) {
                 _ = try await analyzer.analyzeFile(at: url, progress: progressHandler)
-                try await analyzer.finalizeAndFinishThroughEndOfInput()
-            } catch {
-                await analyzer.cancelAndFinishNow()
-                _ = try? await forwarding.value
-                throw error
             }
-            try await forwarding.value
             if !Task.isCancelled { progressHandler?(1) }
             await end(run, failure: nil)
         } catch {

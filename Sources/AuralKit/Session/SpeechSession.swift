@@ -261,32 +261,52 @@ public final class SpeechSession {
             try await installModelIfNeeded()
             let transcriber = makeTranscriber()
             let detector = speechDetector.map { SpeechDetector(detectionOptions: $0.detectionOptions, reportResults: true) }
-            let analyzer = SpeechAnalyzer(
-                modules: [transcriber] + (detector.map { [$0] } ?? []),
-                options: .init(priority: analyzerConfiguration.priority, modelRetention: analyzerConfiguration.modelRetention.analyzerRetention))
-            let context = AnalysisContext()
-            context.contextualStrings = contextualStrings
-            try await analyzer.setContext(context)
+            let analyzer = try await makeAnalyzer([transcriber] + (detector.map { [$0] } ?? []), contextualStrings: contextualStrings)
             isSpeechDetected = detector == nil
             if let detector { forwardDetection(of: detector, for: run) }
-            let forwarding = Task { for try await result in transcriber.results { run.continuation.yield(result) } }
-            try await analyzer.prepareToAnalyze(in: nil)
-            do {
+            try await analyze(with: analyzer, transcriber: transcriber, for: run) {
+                try await analyzer.prepareToAnalyze(in: nil)
                 try await run.capture(into: analyzer, onStarted: { [weak self] in
                     guard let self, self.current === run, self.status == .preparing || self.status == .paused else { return }
                     self.status = .transcribing
                 })
-                try await analyzer.finalizeAndFinishThroughEndOfInput()
-            } catch {
-                await analyzer.cancelAndFinishNow()
-                _ = try? await forwarding.value
-                throw error
             }
-            try await forwarding.value
             await end(run, failure: nil)
         } catch {
             await end(run, failure: SpeechSessionError.from(error, locale: locale))
         }
+    }
+
+    /// A run's analyzer: `modules`, with the session's priority and model retention, and `contextualStrings` as its
+    /// context.
+    func makeAnalyzer(
+        _ modules: [any SpeechModule], contextualStrings: [AnalysisContext.ContextualStringsTag: [String]]
+    ) async throws -> SpeechAnalyzer {
+        let analyzer = SpeechAnalyzer(
+            modules: modules,
+            options: .init(priority: analyzerConfiguration.priority, modelRetention: analyzerConfiguration.modelRetention.analyzerRetention))
+        let context = AnalysisContext()
+        context.contextualStrings = contextualStrings
+        try await analyzer.setContext(context)
+        return analyzer
+    }
+
+    /// Forwards `transcriber`'s results to the run's stream while `input` hands the analyzer its audio, then
+    /// finalizes and finishes the analyzer (cancels it when `input` throws) and returns once every result is
+    /// forwarded.
+    func analyze(
+        with analyzer: SpeechAnalyzer, transcriber: SpeechTranscriber, for run: SessionRun, _ input: () async throws -> Void
+    ) async throws {
+        let forwarding = Task { for try await result in transcriber.results { run.continuation.yield(result) } }
+        do {
+            try await input()
+            try await analyzer.finalizeAndFinishThroughEndOfInput()
+        } catch {
+            await analyzer.cancelAndFinishNow()
+            _ = try? await forwarding.value
+            throw error
+        }
+        try await forwarding.value
     }
 
     /// The run's transcriber module: the session's options on the session's model manager, model and compute type.

@@ -12,31 +12,12 @@ enum AnalyzerAudio {
     static let format = AVAudioFormat(standardFormatWithSampleRate: Double(sampleRate), channels: 1)!
 
     /// The buffer's frames as interleaved floats in -1...1 with their rate and channel count.
-    /// - Throws: `SFSpeechError(.unexpectedAudioFormat)` for a buffer with no float32, int16 or int32 samples.
+    /// - Throws: `SFSpeechError(.unexpectedAudioFormat)` for a buffer that is not linear PCM or has no channels.
     static func interleaved(_ buffer: AVAudioPCMBuffer) throws -> AudioBuffer {
-        let channels = Int(buffer.format.channelCount)
-        let frames = Int(buffer.frameLength)
-        let format = AudioFormat(sampleRate: Int(buffer.format.sampleRate.rounded()), channelCount: channels)
-        guard channels > 0, format.sampleRate > 0 else { throw SFSpeechError(.unexpectedAudioFormat, detail: "\(buffer.format)") }
-        var samples = [Float](repeating: 0, count: frames * channels)
-        let interleaved = buffer.format.isInterleaved
-        func copy<T>(_ data: UnsafePointer<UnsafeMutablePointer<T>>, _ value: (T) -> Float) {
-            for channel in 0..<channels {
-                let source = interleaved ? data[0] : data[channel]
-                let step = interleaved ? channels : 1
-                let offset = interleaved ? channel : 0
-                for frame in 0..<frames { samples[frame * channels + channel] = value(source[frame * step + offset]) }
-            }
-        }
-        if let data = buffer.floatChannelData {
-            copy(data) { $0 }
-        } else if let data = buffer.int16ChannelData {
-            copy(data) { Float($0) / 32_768 }
-        } else if let data = buffer.int32ChannelData {
-            copy(data) { Float(Double($0) / 2_147_483_648) }
-        } else {
+        let format = AudioFormat(sampleRate: Int(buffer.format.sampleRate.rounded()), channelCount: Int(buffer.format.channelCount))
+        guard buffer.format.commonFormat != .otherFormat, format.channelCount > 0, format.sampleRate > 0 else {
             throw SFSpeechError(.unexpectedAudioFormat, detail: "\(buffer.format)")
         }
-        return AudioBuffer(samples: samples, format: format, startTime: 0)
+        return AudioBuffer(samples: buffer.interleavedFloats(frames: 0..<Int(buffer.frameLength)), format: format, startTime: 0)
     }
 }

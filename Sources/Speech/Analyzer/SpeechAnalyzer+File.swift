@@ -13,18 +13,9 @@ extension SpeechAnalyzer {
     /// segment. The file is read from its start, whatever its `framePosition`.
     public func start(inputAudioFile audioFile: AVAudioFile, finishAfterFile: Bool = false) async throws {
         try checkNotFinished()
-        inputTask?.cancel()
-        inputGeneration += 1
-        let generation = inputGeneration
-        inputTask = Task(priority: options?.priority) {
-            do {
-                _ = try await self.analyzeFile(audioFile)
-                self.endInput(generation)
-                if finishAfterFile { try await self.finishAnalysis() }
-            } catch {
-                self.fail(error)
-                self.endInput(generation)
-            }
+        replaceInputTask {
+            _ = try await self.analyzeFile(audioFile)
+            if finishAfterFile { try await self.finishAnalysis() }
         }
     }
 
@@ -41,7 +32,7 @@ extension SpeechAnalyzer {
 
     /// Transcribes the file with each transcriber, its times offset by the audio taken before it.
     func analyzeFile(_ audioFile: AVAudioFile) async throws -> CMTime? {
-        try await analyzeFile(at: audioFile.url, frames: Double(audioFile.length) / audioFile.fileFormat.sampleRate, progress: nil)
+        try await analyzeFile(at: audioFile.url, duration: Double(audioFile.length) / audioFile.fileFormat.sampleRate, progress: nil)
     }
 
     /// Analyses the file at `url` (anything FFmpeg reads) as `analyzeSequence(from:)` does, calling `progress` with
@@ -51,13 +42,13 @@ extension SpeechAnalyzer {
     package func analyzeFile(at url: URL, progress: (@Sendable (Double) -> Void)?) async throws -> CMTime? {
         try checkNotFinished()
         do {
-            return try await analyzeFile(at: url, frames: 0, progress: progress)
+            return try await analyzeFile(at: url, duration: 0, progress: progress)
         } catch {
             throw fail(error)
         }
     }
 
-    private func analyzeFile(at url: URL, frames seconds: Double, progress: (@Sendable (Double) -> Void)?) async throws -> CMTime? {
+    private func analyzeFile(at url: URL, duration seconds: Double, progress: (@Sendable (Double) -> Void)?) async throws -> CMTime? {
         if let pipeline { await (try await pipeline.value).flush() }
         let set = try ModuleSet(modules)
         let offset = Double(consumedSamples) / Double(AnalyzerAudio.sampleRate)
@@ -71,7 +62,6 @@ extension SpeechAnalyzer {
         }
         if seconds.isFinite { fileSamples = max(fileSamples, Int((seconds * Double(AnalyzerAudio.sampleRate)).rounded())) }
         guard fileSamples > 0 else { return nil }
-        hasInput = true
         consumedSamples += fileSamples
         noteFinalized(consumedTime)
         return consumedTime

@@ -10,18 +10,7 @@ extension SpeechAnalyzer {
     public func start<InputSequence: AsyncSequence & Sendable>(inputSequence: InputSequence) async throws
     where InputSequence.Element == AnalyzerInput {
         try checkNotFinished()
-        inputTask?.cancel()
-        inputGeneration += 1
-        let generation = inputGeneration
-        inputTask = Task(priority: options?.priority) {
-            do {
-                try await self.consume(inputSequence)
-            } catch is CancellationError {
-            } catch {
-                self.fail(error)
-            }
-            self.endInput(generation)
-        }
+        replaceInputTask { try await self.consume(inputSequence) }
     }
 
     /// Analyses `inputSequence` until it ends, and returns the time of the end of its last sample (nil when it held
@@ -75,14 +64,25 @@ extension SpeechAnalyzer {
 
     private func append(_ samples: [Float]) async throws {
         let pipeline = try await runningPipeline()
-        hasInput = true
         consumedSamples += samples.count
         await pipeline.append(samples)
         if let range = volatileRange { volatileRangeHandler?(range, false, true) }
     }
 
-    /// The input task of `generation` ended.
-    func endInput(_ generation: Int) {
-        if generation == inputGeneration { inputTask = nil }
+    /// Makes `body` the autonomous input task, in place of the one before (cancelled): an error it throws finishes
+    /// the session; once it ends, methods that wait for the end of input go on.
+    func replaceInputTask(_ body: @escaping @Sendable () async throws -> Void) {
+        inputTask?.cancel()
+        inputGeneration += 1
+        let generation = inputGeneration
+        inputTask = Task(priority: options?.priority) {
+            do {
+                try await body()
+            } catch is CancellationError {
+            } catch {
+                self.fail(error)
+            }
+            if generation == self.inputGeneration { self.inputTask = nil }
+        }
     }
 }

@@ -40,8 +40,6 @@ public actor SpeechAnalyzer {
     var inputTask: Task<Void, Never>?
     /// 16 kHz samples of the input's timeline taken so far.
     var consumedSamples = 0
-    /// Whether any audio was taken.
-    var hasInput = false
     /// Where every module's results are final.
     var finalizedThrough = CMTime.zero
     var volatileRangeHandler: (@Sendable (CMTimeRange, Bool, Bool) -> Void)?
@@ -121,7 +119,7 @@ public actor SpeechAnalyzer {
     /// The range of the input whose results may still change: from where results are final to the end of the audio
     /// taken; nil before any input and once finished.
     public var volatileRange: CMTimeRange? {
-        guard hasInput, !isFinished else { return nil }
+        guard consumedSamples > 0, !isFinished else { return nil }
         return CMTimeRange(start: min(finalizedThrough, consumedTime), end: consumedTime)
     }
 
