@@ -2,19 +2,21 @@ import CPulse
 import Foundation
 import Synchronization
 
-/// An output's playback without some processes' share: each other application's playback stream (sink input)
-/// is recorded on its own and the recordings are mixed, in step with the output's monitor, which serves only as
-/// the clock (so silence is delivered while nothing else plays).
+/// An output's playback without some processes' share. While none of those processes plays (none has an
+/// unpaused playback stream on the output), the output's monitor is delivered as it is. While one plays, each
+/// other application's playback stream (sink input) is recorded on its own and the recordings are mixed, in step
+/// with the monitor, which then serves only as the clock (so silence is delivered while nothing else plays).
 ///
-/// Used by `PulseSystemAudioSource` for `excludesCurrentProcessAudio`. Applications that start playing during
-/// the capture are picked up from sink-input events; streams of applications that stop are dropped. Everything
-/// here runs on the capture's delivery thread, except `refreshNeeded`, set from the mainloop thread.
+/// Used by `PulseSystemAudioSource` for `excludesCurrentProcessAudio`. Applications that start or stop playing
+/// during the capture are picked up from sink-input events; streams of applications that stop are dropped, and
+/// all of them once no excluded process plays. Everything here runs on the capture's delivery thread, except
+/// `refreshNeeded`, set from the mainloop thread.
 final class PlaybackMixer: @unchecked Sendable {
-    /// How far the mix may trail the clock waiting for a late application stream, in seconds; beyond it the
-    /// late stream is mixed as silence for the time being (a stalled application must not stall the rest). PipeWire
-    /// (through pipewire-pulse) at times hands an application's stream over in a burst after a stall: 0.7 s was the
-    /// longest seen in the exclusion test (1 run in 12 at 0.5 s here).
-    static let maximumLag = 1.0
+    /// How far the mix may trail the clock waiting for a late application stream, in seconds; beyond it the mix
+    /// goes on without that stream (a stalled application must not stall the rest), and what the stream delivers
+    /// later is mixed late, not dropped. PipeWire (through pipewire-pulse) at times hands an application's stream
+    /// over in bursts: 0.7 s behind the output's monitor on an idle machine, 1–3 s with both cores busy.
+    static let maximumLag = 2.0
 
     private struct Member {
         var stream: PulseRecordStream
@@ -30,6 +32,9 @@ final class PlaybackMixer: @unchecked Sendable {
     private var members: [UInt32: Member] = [:]
     /// Sink inputs seen and left out (excluded processes), so they are not looked at again.
     private var ignored: Set<UInt32> = []
+    /// Whether an excluded process plays on the output, as the last refresh found: only then are applications
+    /// recorded one by one.
+    private var isExcluding = false
     private let refreshNeeded = Atomic<Bool>(true)
 
     /// A mixer for the output `sinkIndex` whose monitor is `monitorName`; `wake` is the capture's signal.
@@ -53,15 +58,20 @@ final class PlaybackMixer: @unchecked Sendable {
         }
     }
 
-    /// Opens streams for applications that started playing on the output since the last call, and notes which
-    /// ones are paused.
+    /// Notes whether an excluded process plays; while one does, opens streams for applications that started
+    /// playing on the output since the last call, and notes which ones are paused.
     /// Call on the delivery thread; it blocks for the round trips to the server.
     func refreshIfNeeded() {
         guard refreshNeeded.exchange(false, ordering: .acquiringAndReleasing) else { return }
         guard
             let inputs = try? context.withLock({ () throws(AudioDeviceError) in try context.sinkInputs() })
         else { return }
-        for input in inputs where input.sink == sinkIndex {
+        let onOutput = inputs.filter { $0.sink == sinkIndex }
+        isExcluding = onOutput.contains { input in
+            !input.isCorked && input.processID.map(excludedProcessIDs.contains) == true
+        }
+        guard isExcluding else { return }  // the next mix closes the streams
+        for input in onOutput {
             // A paused (corked) application plays nothing, and the mix does not wait for it.
             members[input.index]?.lane.isCorked = input.isCorked
             guard members[input.index] == nil, !ignored.contains(input.index) else { continue }
@@ -82,10 +92,19 @@ final class PlaybackMixer: @unchecked Sendable {
     }
 
     /// Mixes what the clock `ring` holds with each application's recording; at the end (`draining`), everything.
+    /// While no excluded process plays, it is what the clock holds, once the applications' streams have given
+    /// what they held (then they are closed).
     func mix(clock ring: SampleRing, draining: Bool) -> [Float] {
+        guard isExcluding || !members.isEmpty else {
+            return ring.read(maximum: ring.capacity, granule: format.channelCount)
+        }
         let mixed = Self.mix(
             clock: ring, lanes: members.values.map(\.lane), channels: format.channelCount,
-            maximumLagFrames: Int(Self.maximumLag * Double(format.sampleRate)), draining: draining)
+            maximumLagFrames: Int(Self.maximumLag * Double(format.sampleRate)), draining: draining || !isExcluding)
+        if !isExcluding {
+            for member in members.values { member.stream.close() }
+            members = [:]
+        }
         for (index, member) in members where member.lane.hasEnded && member.lane.ring.available < format.channelCount {
             member.stream.close()
             members[index] = nil
@@ -94,20 +113,17 @@ final class PlaybackMixer: @unchecked Sendable {
     }
 
     /// One mix, apart from the server: as many frames as the clock holds and every waited-on lane can give (all
-    /// the clock holds once a lane trails it by more than `maximumLagFrames`, or when `draining`), summed and
-    /// clipped to ±1. A lane that could not give its share gave silence; what it delivers later for that time is
-    /// dropped when it arrives (it shows as more than the lane needs), so its playback stays in time with the rest.
+    /// the clock holds once a lane trails it by more than `maximumLagFrames`), summed and clipped to ±1; when
+    /// `draining`, everything the clock and the lanes hold. A lane that could not give its share is behind: the mix
+    /// no longer waits for it, and what it delivers later is mixed as it comes, so none of its audio is lost (that
+    /// application is heard as much later as it stalled past the wait). Once it gives a full share again, it is
+    /// waited for again.
     static func mix(clock: SampleRing, lanes: [MixLane], channels: Int, maximumLagFrames: Int, draining: Bool) -> [Float] {
         let clockFrames = clock.available / channels
-        for lane in lanes where lane.owedFrames > 0 {
-            let late = min(lane.owedFrames, lane.ring.available / channels - clockFrames)
-            if late > 0 {
-                _ = lane.ring.read(maximum: late * channels, granule: channels)
-                lane.owedFrames -= late
-            }
-        }
         var frames = clockFrames
-        if !draining {
+        if draining {
+            for lane in lanes { frames = max(frames, lane.ring.available / channels) }
+        } else {
             for lane in lanes where lane.isWaitedOn { frames = min(frames, lane.ring.available / channels) }
             if clockFrames - frames > maximumLagFrames { frames = clockFrames }
         }
@@ -117,7 +133,7 @@ final class PlaybackMixer: @unchecked Sendable {
         for lane in lanes {
             let samples = lane.ring.read(maximum: frames * channels, granule: channels)
             for index in samples.indices { mixed[index] += samples[index] }
-            if lane.isWaitedOn { lane.owedFrames += frames - samples.count / channels }
+            lane.isBehind = samples.count < mixed.count && !lane.isCorked && !lane.hasEnded
         }
         for index in mixed.indices { mixed[index] = min(max(mixed[index], -1), 1) }
         return mixed
@@ -141,11 +157,11 @@ final class MixLane {
     var isCorked: Bool
     /// Its stream ended: what is left is mixed, nothing more is waited for.
     var hasEnded: Bool { signal.reason != nil }
-    /// Frames of the mix it gave silence for while late; that many of its next frames, when they come ahead of
-    /// the clock, belong to that past and are dropped.
-    var owedFrames = 0
+    /// It could not give its share of the last mix, which went on without it: its frames are mixed as they come.
+    var isBehind = false
 
-    var isWaitedOn: Bool { !isCorked && !hasEnded }
+    /// Whether the mix waits for it: it plays, and it is not behind.
+    var isWaitedOn: Bool { !isCorked && !hasEnded && !isBehind }
 
     init(ring: SampleRing, signal: CaptureSignal = CaptureSignal(), isCorked: Bool = false) {
         self.ring = ring

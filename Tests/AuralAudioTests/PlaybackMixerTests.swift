@@ -27,11 +27,11 @@ struct PlaybackMixerTests {
         #expect(Self.mix(clock, [a, b]) == [1, 1, 1, 1])
         Self.feed(b.ring, [-1, -1, -1, -1])
         #expect(zip(Self.mix(clock, [a, b]), [-0.5, -0.4, -0.3, -0.2] as [Float]).allSatisfy { abs($0 - $1) < 1e-6 })
-        #expect(a.owedFrames == 0 && b.owedFrames == 0)
+        #expect(!a.isBehind && !b.isBehind)
     }
 
-    @Test("a lane that stalls past the wait is silence meanwhile, and its late frames are dropped, so it stays in time")
-    func stalledLaneStaysInTime() {
+    @Test("a lane that stalls past the wait is silence meanwhile; its late frames are mixed later, none lost")
+    func stalledLaneIsMixedLate() {
         let clock = SampleRing(minimumCapacity: 256)
         let steady = MixLane(ring: SampleRing(minimumCapacity: 256))
         let stalling = MixLane(ring: SampleRing(minimumCapacity: 256))
@@ -50,15 +50,23 @@ struct PlaybackMixerTests {
             default: break
             }
             output += Self.mix(clock, [steady, stalling])
+            // Blocks 1 and 2 wait for it (10 frames behind at most); block 3 passes the wait and goes on without it.
+            #expect(stalling.isBehind == (block == 3), "block \(block)")
         }
-        // Blocks 1 and 2 wait for it (10 frames behind at most); block 3 passes the wait and is mixed without it.
-        let stalledSpan = 5..<20
-        #expect(output.count == 30)
-        for n in output.indices where output.count == 30 {
-            let expected = steadyFrame(n) + (stalledSpan.contains(n) ? 0 : stallingFrame(n))
-            #expect(abs(output[n] - expected) < 1e-6, "frame \(n): \(output[n]), expected \(expected)")
+        // The end drains what the stalling lane still holds.
+        output += Self.mix(clock, [steady, stalling], draining: true)
+        // Its frames 5… come 15 frames late (the time the mix went on without it), each once and in order.
+        func expected(_ n: Int) -> Float {
+            let steadyPart = n < 30 ? steadyFrame(n) : 0
+            let stallingIndex = n < 5 ? n : n - 15
+            let stallingPart = (5..<20).contains(n) ? 0 : stallingFrame(stallingIndex)
+            return steadyPart + stallingPart
         }
-        #expect(stalling.owedFrames == 0)
+        #expect(output.count == 45)
+        for n in output.indices where output.count == 45 {
+            #expect(abs(output[n] - expected(n)) < 1e-6, "frame \(n): \(output[n]), expected \(expected(n))")
+        }
+        #expect(stalling.ring.available == 0 && steady.ring.available == 0)
     }
 
     @Test("a paused (corked) lane does not hold the mix, and an ended one is drained")
@@ -71,6 +79,6 @@ struct PlaybackMixerTests {
         ended.signal.end(nil)
         // The clock only paces the mix: its own samples are not part of it.
         #expect(Self.mix(clock, [corked, ended]) == [0.25, 0.25, 0, 0, 0, 0])
-        #expect(corked.owedFrames == 0)
+        #expect(!corked.isBehind)
     }
 }
