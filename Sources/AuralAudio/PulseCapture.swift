@@ -74,8 +74,10 @@ final class PulseCapture: @unchecked Sendable {
     /// Buffers the stream holds for a slow consumer before new ones are dropped (and counted): about 5 s, since
     /// buffers are one 20 ms fragment each.
     static let streamBufferLimit = 256
-    /// Seconds of audio the ring holds between the capture callback and the delivery thread.
-    static let ringDuration = 2.0
+    /// Seconds of audio the ring holds between the capture callback and the delivery thread: twice what a
+    /// `PlaybackMixer` may hold back waiting for a late application stream, whose own ring takes the burst it
+    /// then delivers (PipeWire's were up to 2 s).
+    static let ringDuration = 2 * PlaybackMixer.maximumLag
     /// Seconds between pings while the capture runs (each answer also names the default output, which a
     /// capture of `.defaultOutput` follows).
     static let pingInterval = 0.1
@@ -174,8 +176,10 @@ final class PulseCapture: @unchecked Sendable {
         let rate = Double(format.sampleRate)
         // Frames delivered, plus the frames of the gaps left by reconnects.
         var position = 0
-        // When the last buffer came (at first: when delivery began, or the last reconnect).
+        // When the server last delivered (at first: when delivery began, or the last reconnect): the ring grew.
+        // Not when a buffer went out, since a mixer may hold the monitor's audio for a late application stream.
         var lastArrival = Self.now
+        var writtenBefore = ring.writtenSamples
         var lastPing: UInt64 = 0
         // Since when the followed output's stream was killed with no default output named (nil: it is not).
         var withoutDefaultSince: UInt64?
@@ -185,7 +189,10 @@ final class PulseCapture: @unchecked Sendable {
             mixer?.refreshIfNeeded()
             let samples = mixer?.mix(clock: ring, draining: ending != nil) ?? ring.read(maximum: ring.capacity, granule: channels)
             let now = Self.now
-            if !samples.isEmpty { lastArrival = now }
+            if ring.writtenSamples != writtenBefore {
+                writtenBefore = ring.writtenSamples
+                lastArrival = now
+            }
             // Buffers of one fragment each, whatever the server's period: PipeWire delivers a whole graph period
             // (64 ms and more) at a time where PulseAudio delivers the 20 ms asked for, and the stream's limit,
             // `streamBufferLimit`, counts buffers.

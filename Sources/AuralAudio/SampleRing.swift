@@ -56,6 +56,9 @@ final class SampleRing: @unchecked Sendable {
         return true
     }
 
+    /// Samples written since the ring was made (dropped ones not counted): grows whenever the producer delivers.
+    var writtenSamples: Int { written.load(ordering: .acquiring) }
+
     /// Consumer: samples waiting to be read.
     var available: Int {
         written.load(ordering: .acquiring) - read.load(ordering: .relaxed)
