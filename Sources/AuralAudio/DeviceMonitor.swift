@@ -121,8 +121,11 @@ private final class DeviceWatcher: @unchecked Sendable {
     private func handle(facility: UInt32, kind: UInt32) {
         switch facility {
         case PA_SUBSCRIPTION_EVENT_SERVER.rawValue:
-            // The default input may have changed; publish only if it did.
+            // The default input may have changed; publish only if it did. PipeWire's pulse layer changes a default
+            // in two steps (the one asked for, then its session manager's choice) and may send this event for the
+            // first with the second not yet answered to queries, and none for the second: look again shortly.
             publishDefaultInput(always: false)
+            for delay in Self.settleRechecks { recheck(after: delay) }
         case PA_SUBSCRIPTION_EVENT_SOURCE.rawValue:
             // An input came or went: publish (the default may be unchanged); a mere change only if it shows.
             publishDefaultInput(always: kind != PA_SUBSCRIPTION_EVENT_CHANGE.rawValue)
@@ -131,6 +134,20 @@ private final class DeviceWatcher: @unchecked Sendable {
             publishDefaultInput(always: false)
         default:
             break
+        }
+    }
+
+    /// Seconds after a server event at which the default input is looked at again.
+    private static let settleRechecks: [Double] = [0.05, 0.25, 1]
+
+    /// Looks at the default input again `delay` seconds from now, from another thread, unless the watcher
+    /// has closed by then.
+    private func recheck(after delay: Double) {
+        DispatchQueue.global().asyncAfter(deadline: .now() + delay) { [weak self] in
+            guard let self else { return }
+            context.withLock {
+                if context.isConnected { publishDefaultInput(always: false) }
+            }
         }
     }
 
