@@ -41,36 +41,7 @@ public struct AnalyzerConfiguration: Equatable, Sendable {
     public static let `default` = AnalyzerConfiguration()
 }
 
-/// How long the session's model stays loaded once no session uses it.
-public enum AnalyzerModelRetention: Equatable, Sendable, CaseIterable {
-    /// Unloaded as soon as the last session using it stops.
-    case whileInUse
-    /// Kept for `AnalyzerModelRetention.lingerDuration` (60 seconds) after the last session stops, so that a
-    /// session started soon after loads nothing.
-    case lingering
-    /// Kept until the process ends.
-    case processLifetime
-}
-
-extension AnalyzerModelRetention {
-    /// How long `.lingering` keeps an unused model.
-    static let lingerDuration: Duration = .seconds(60)
-
-    /// The analyzer's retention of the same name.
-    var analyzerRetention: SpeechAnalyzer.Options.ModelRetention {
-        switch self {
-        case .whileInUse: .whileInUse
-        case .lingering: .lingering
-        case .processLifetime: .processLifetime
-        }
-    }
-
-    /// The `ModelManager` retention that implements this one.
-    var modelRetention: ModelRetention {
-        switch self {
-        case .whileInUse: .whileInUse
-        case .lingering: .lingering(Self.lingerDuration)
-        case .processLifetime: .processLifetime
-        }
-    }
-}
+/// How long the session's model stays loaded once no session uses it: `.whileInUse`, `.lingering` (60 s after the last
+/// session stops) or `.processLifetime`. The analyzer's retention itself, so that a session and a `SpeechAnalyzer`
+/// read the setting from one place.
+public typealias AnalyzerModelRetention = SpeechAnalyzer.Options.ModelRetention

@@ -284,7 +284,7 @@ public final class SpeechSession {
     ) async throws -> SpeechAnalyzer {
         let analyzer = SpeechAnalyzer(
             modules: modules,
-            options: .init(priority: analyzerConfiguration.priority, modelRetention: analyzerConfiguration.modelRetention.analyzerRetention))
+            options: .init(priority: analyzerConfiguration.priority, modelRetention: analyzerConfiguration.modelRetention))
         let context = AnalysisContext()
         context.contextualStrings = contextualStrings
         try await analyzer.setContext(context)

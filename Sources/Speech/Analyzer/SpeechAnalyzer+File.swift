@@ -57,7 +57,7 @@ extension SpeechAnalyzer {
         for transcriber in set.transcribers {
             let end = try await Self.transcribe(
                 url, with: transcriber, prompt: prompt, offset: offset, after: finalizedThrough,
-                retention: options?.modelRetention.managerRetention, progress: progress)
+                retention: options?.modelRetention.modelRetention, progress: progress)
             fileSamples = max(fileSamples, end)
         }
         if seconds.isFinite { fileSamples = max(fileSamples, Int((seconds * Double(AnalyzerAudio.sampleRate)).rounded())) }

@@ -72,7 +72,7 @@ extension SpeechAnalyzer {
         let set: ModuleSet
         do { set = try ModuleSet(modules) } catch { throw fail(error) }
         let context = contextValue
-        let retention = options?.modelRetention.managerRetention
+        let retention = options?.modelRetention.modelRetention
         let task = Task(priority: options?.priority) {
             try await AnalysisPipeline.start(set, context: context, retention: retention) { [weak self] time in
                 Task { await self?.noteFinalized(time) }

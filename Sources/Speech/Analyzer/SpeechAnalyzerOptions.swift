@@ -18,16 +18,19 @@ extension SpeechAnalyzer {
         public enum ModelRetention: CaseIterable, Sendable, Equatable, Hashable {
             /// Unloaded when the analysis ends.
             case whileInUse
-            /// Kept for a while (60 s here), so that another analyzer started soon after loads nothing.
+            /// Kept for `lingerDuration` (60 s), so that another analyzer started soon after loads nothing.
             case lingering
             /// Kept until the process exits.
             case processLifetime
 
+            /// How long `.lingering` keeps an unused model.
+            package static let lingerDuration: Duration = .seconds(60)
+
             /// The model manager's retention that implements this one.
-            package var managerRetention: AuralKitModelRetention {
+            package var modelRetention: AuralKitModelRetention {
                 switch self {
                 case .whileInUse: .whileInUse
-                case .lingering: .lingering(.seconds(60))
+                case .lingering: .lingering(Self.lingerDuration)
                 case .processLifetime: .processLifetime
                 }
             }

@@ -1,7 +1,8 @@
 import AuralWhisper
 import Foundation
 
-/// How long a loaded model stays in memory once no session uses it, like AuralKit's `AnalyzerModelRetention`.
+/// How long a loaded model stays in memory once no session uses it (what `SpeechAnalyzer.Options.ModelRetention`
+/// and AuralKit's `AnalyzerModelRetention` map to).
 public enum ModelRetention: Sendable, Hashable {
     /// Unloaded as soon as the last session using it lets go.
     case whileInUse

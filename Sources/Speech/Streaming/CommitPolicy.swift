@@ -7,7 +7,7 @@ import Foundation
 /// `.alignedCommit(margin:)`, through the alignment's times; then the rules below hold some agreed words back, each a
 /// small function:
 /// - `heldNearTheEnd`: words ending within `holdbackSeconds` of the audio's end;
-/// - `unlikelyEnd`: unlikely words that end the decode (Whisper's inventions on a breath);
+/// - `isUnlikelyAtEnd`: unlikely words that end the decode (Whisper's inventions on a breath);
 /// - `needsThirdAgreement`: an unlikely word, or a less unlikely one the earlier decode barely heard;
 /// - `splitTrailingPunctuation`: punctuation that ends the decode stays volatile, its word commits;
 /// - `shownCount`: volatile words at the end below `volatileWordMinimumConfidence` are not shown.
