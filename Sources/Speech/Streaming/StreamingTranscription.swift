@@ -1,7 +1,9 @@
 import AuralWhisper
 import Foundation
 
-/// Live transcription of a growing stream of 16 kHz mono audio: the streaming policy over `WindowDecoder`.
+/// Live transcription of a growing stream of 16 kHz mono audio: the streaming policy over `WindowDecoder`, in three
+/// parts: `LiveBuffer` (the audio and the committed words in it), `LiveDecoder` (one decode of it) and `CommitPolicy`
+/// (which words become final). This type runs them in turn and reports phrases.
 ///
 /// Each `update` re-decodes the audio buffer (everything since the last trim, at most `maxBufferSeconds`) in one
 /// window. The words committed so far that still lie in the buffer are forced as the decode's prefix, and the words
@@ -119,21 +121,13 @@ final class StreamingTranscription {
         var endsPhrase = false
     }
 
-    let decoder: WindowDecoder
+    /// The engine's window decoder (shared by every session on the model).
+    var decoder: WindowDecoder { liveDecoder.decoder }
     let configuration: Configuration
-    private let language: String
 
-    /// Audio not yet dropped, from session sample `bufferStart` on.
-    private var buffer: [Float] = []
-    private var bufferStart = 0
-    /// Session samples received so far.
-    private(set) var receivedSamples = 0
-    /// Samples received when the last decode started.
-    private var decodedThrough = 0
-    /// Committed words that still lie in the buffer: forced as the prefix of each decode.
-    private var committedInBuffer: [TimedWord] = []
-    /// Committed text before the buffer: the decoder's previous text.
-    private var promptText = ""
+    private let liveDecoder: LiveDecoder
+    /// The audio the next decode hears, and the committed words in it.
+    private var buffer: LiveBuffer
     /// Which words of each decode become final.
     private var policy: CommitPolicy
     /// Whether anything has been committed in this session (the first final loses its leading space).
@@ -146,46 +140,30 @@ final class StreamingTranscription {
     private var keepsContextAtFlush = false
 
     init(decoder: WindowDecoder, language: String, configuration: Configuration) {
-        self.decoder = decoder
-        self.language = language
+        liveDecoder = LiveDecoder(decoder: decoder, configuration: configuration, language: language)
         self.configuration = configuration
+        buffer = LiveBuffer(configuration: configuration)
         policy = CommitPolicy(configuration: configuration)
-        promptText = configuration.contextPrompt ?? ""
     }
 
     /// Seconds of session audio received.
-    var receivedSeconds: Double { Double(receivedSamples) / Double(WhisperTime.sampleRate) }
+    var receivedSeconds: Double { buffer.receivedSeconds }
 
     /// Session seconds where the buffer (the audio the next decode hears) begins: it moves on at each trim.
-    var bufferStartSeconds: Double { Double(bufferStart) / Double(WhisperTime.sampleRate) }
+    var bufferStartSeconds: Double { buffer.startSeconds }
 
     /// Seconds of audio received since the last decode.
-    var undecodedSeconds: Double { Double(receivedSamples - decodedThrough) / Double(WhisperTime.sampleRate) }
+    var undecodedSeconds: Double { buffer.undecodedSeconds }
 
     /// Adds audio that follows what was appended before.
     func append(_ samples: [Float]) {
-        buffer += samples
-        receivedSamples += samples.count
+        buffer.append(samples)
     }
 
     /// Advances the session's clock over `count` samples the engine does not hear (silence that voice activation
     /// skipped). With audio still in the buffer, they join it as digital silence, so that its times stay right.
     func skip(_ count: Int) {
-        guard count > 0 else { return }
-        let limit = Int(configuration.maxBufferSeconds * Double(WhisperTime.sampleRate))
-        if !buffer.isEmpty, policy.pending.isEmpty, buffer.count + count > limit {
-            // A long pause after the words were all final: their audio is no longer worth keeping.
-            moveToPrompt(committedInBuffer.count)
-            bufferStart += buffer.count
-            buffer.removeAll(keepingCapacity: true)
-        }
-        if buffer.isEmpty {
-            bufferStart += count
-        } else {
-            buffer += [Float](repeating: 0, count: count)
-        }
-        receivedSamples += count
-        decodedThrough += count
+        buffer.skip(count, hasPending: !policy.pending.isEmpty)
     }
 
     /// A flush at the end of speech (voice activation's): every word becomes final, as at any flush, but the last
@@ -210,40 +188,36 @@ final class StreamingTranscription {
     private func nextUpdate(final: Bool) throws -> Update? {
         let started = Date()
         let audioTime = receivedSeconds
-        decodedThrough = receivedSamples
-        let bufferSeconds = Double(buffer.count) / Double(WhisperTime.sampleRate)
-        if !final && bufferSeconds < configuration.minimumDecodeSeconds { return nil }
-        if buffer.isEmpty || isSilent(buffer) {
+        buffer.markDecoded()
+        if !final && buffer.seconds < configuration.minimumDecodeSeconds { return nil }
+        if buffer.isSilent() {
             // Nothing to say: keep the last second (a word may be starting) and drop the rest.
             let pending = policy.pending
             policy.reset()
             if final && !pending.isEmpty {
-                dropSilence()
+                buffer.dropSilence()
                 return commitAll(pending, audioTime: audioTime, started: started)
             }
             let committed = commit(CommitPolicy.punctuationOnly(pending))
-            dropSilence()
+            buffer.dropSilence()
             return pause(after: committed, hadVolatile: !pending.isEmpty, audioTime: audioTime, started: started, final: final)
         }
         // Nothing audible after the last committed word: there is nothing new to say, and a decode would only invent
         // words in the silence.
-        if let lastEnd = committedInBuffer.last?.end {
-            let tail = max(0, min(buffer.count, Int(lastEnd * Double(WhisperTime.sampleRate)) - bufferStart))
-            if isSilent(Array(buffer[tail...])) {
-                let hadVolatile = !policy.pending.isEmpty
-                // Silence after the words confirms the punctuation the last decode put after them.
-                let committed = commit(CommitPolicy.punctuationOnly(policy.pending))
-                policy.reset()
-                if final { _ = trim(final: true) }
-                return pause(after: committed, hadVolatile: hadVolatile, audioTime: audioTime, started: started, final: final)
-            }
+        if buffer.isSilentAfterCommitted {
+            let hadVolatile = !policy.pending.isEmpty
+            // Silence after the words confirms the punctuation the last decode put after them.
+            let committed = commit(CommitPolicy.punctuationOnly(policy.pending))
+            policy.reset()
+            if final { _ = trim(final: true) }
+            return pause(after: committed, hadVolatile: hadVolatile, audioTime: audioTime, started: started, final: final)
         }
-        var samples = buffer
-        if final && bufferSeconds < configuration.minimumDecodeSeconds {
+        var samples = buffer.samples
+        if final && buffer.seconds < configuration.minimumDecodeSeconds {
             // Whisper hears a short final piece better with some silence after it.
             samples += [Float](repeating: 0, count: Int(0.3 * Double(WhisperTime.sampleRate)))
         }
-        let hypothesis = try decode(samples)
+        let hypothesis = try liveDecoder.decode(samples, of: buffer)
         var result: Update
         if final {
             let decoded = policy.withoutUnlikelyEnd(hypothesis.words)
@@ -264,80 +238,6 @@ final class StreamingTranscription {
         return result
     }
 
-    // MARK: - Decoding
-
-    /// The words a decode of the buffer finds after the committed text in it, and the text alternatives of beam
-    /// search for those words.
-    private func decode(_ samples: [Float]) throws -> (words: [TimedWord], alternatives: [String]) {
-        let window = try decoder.encode(samples, windowFrames: encoderWindowFrames(samples: samples.count))
-        let committedText = committedInBuffer.map(\.text).joined()
-        var options = configuration.options
-        options.wordTimestamps = true
-        options.withoutTimestamps = true
-        options.language = language
-        let request = WindowRequest(
-            language: language, previousTokens: promptText.isEmpty ? [] : decoder.tokens(of: " " + promptText.trimmingCharacters(in: .whitespaces)),
-            prefixTokens: committedText.isEmpty ? [] : decoder.tokens(of: committedText), alignsPrefix: true,
-            timeOffset: Double(bufferStart) / Double(WhisperTime.sampleRate),
-            lastSpeechTime: committedInBuffer.last?.end ?? Double(bufferStart) / Double(WhisperTime.sampleRate))
-        let result = try decoder.decode(window, request: request, options: options)
-        // A silent window, or a looping one (Whisper's hallucinations), says nothing new.
-        if result.isNoSpeech { return ([], []) }
-        if let threshold = options.compressionRatioThreshold, result.compressionRatio > threshold { return ([], []) }
-        let words = result.segments.flatMap { $0.words ?? [] }.map(TimedWord.init)
-        let alternatives = result.alternatives.map { decoder.text(of: $0) }
-        // Words placed after the last sound are Whisper's inventions ("You", "Thank you.") on trailing silence.
-        let soundEnd = Double(bufferStart + lastSoundSample(samples)) / Double(WhisperTime.sampleRate)
-        // Punctuation standing alone after a space (" .", ". . .") is no word: the decoder writes it at the end of
-        // speech, and once committed it would be forced and written again. Punctuation that closes the last
-        // committed word (".") stays.
-        let heard = Self.words(after: committedText, in: words).filter { word in
-            word.start < soundEnd
-                && (!word.text.contains(" ") || word.text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) })
-        }
-        let newAudioStart = committedInBuffer.last?.end ?? Double(bufferStart) / Double(WhisperTime.sampleRate)
-        if !Self.fitsTheAudio(wordCount: heard.count, from: newAudioStart, to: soundEnd) { return ([], []) }
-        return (heard, alternatives)
-    }
-
-    /// Whether `wordCount` new words fit the audio between the committed words' end and the last sound: at most
-    /// `maximumWordsPerSecond` per second, and 3 more (the alignment may place the committed words' end late). More
-    /// is Whisper repeating the forced prefix, not new speech: in one CI run `aural listen` wrote the recording's
-    /// last sentence (18 words, after an invented "you can see that there are") a second time after it was final.
-    static func fitsTheAudio(wordCount: Int, from start: Double, to end: Double) -> Bool {
-        Double(wordCount) <= Configuration.maximumWordsPerSecond * max(0, end - start) + 3
-    }
-
-    /// Mel frames of the encoder's window for a buffer of `samples`: 30 s, or the audio and its padding rounded up to
-    /// the second.
-    private func encoderWindowFrames(samples: Int) -> Int {
-        guard let padding = configuration.encoderPaddingSeconds else { return WhisperTime.windowFrames }
-        let seconds = (Double(samples) / Double(WhisperTime.sampleRate) + padding).rounded(.up)
-        return min(WhisperTime.windowFrames, Int(seconds) * 100)
-    }
-
-    /// The words of `words` that come after the first `prefix.count` characters of their joined text. A word that
-    /// straddles the boundary (punctuation the aligner attached to a committed word) keeps its part after it, timed
-    /// as an instant at the word's end.
-    static func words(after prefix: String, in words: [TimedWord]) -> [TimedWord] {
-        var remaining = prefix.count
-        var result: [TimedWord] = []
-        for word in words {
-            if remaining <= 0 {
-                result.append(word)
-            } else if word.text.count <= remaining {
-                remaining -= word.text.count
-            } else {
-                var tail = word
-                tail.text = String(word.text.dropFirst(remaining))
-                tail.start = word.end
-                remaining = 0
-                result.append(tail)
-            }
-        }
-        return result.filter { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }
-    }
-
     /// The words a flush commits: those of its own decode (`decoded`, its unlikely end already left out), unless
     /// they are nothing, or the first words of what the last update showed as volatile (`shown`), compared by their
     /// letters and digits. Then the shown words are committed, so that a stop never takes back words the user saw: a
@@ -351,9 +251,6 @@ final class StreamingTranscription {
         let decodedLetters = letters(decoded), shownLetters = letters(shown)
         return decodedLetters.count < shownLetters.count && shownLetters.starts(with: decodedLetters) ? shown : decoded
     }
-
-    /// Whether `text` ends with a mark that ends a sentence (`WordPunctuation.endsSentence`).
-    private static func endsSentence(_ text: String) -> Bool { text.last.map(WordPunctuation.endsSentence) ?? false }
 
     // MARK: - Committing
 
@@ -380,7 +277,7 @@ final class StreamingTranscription {
     /// Records `words` as committed and returns them as they are delivered.
     private func commit(_ words: [TimedWord]) -> [TimedWord] {
         guard !words.isEmpty else { return [] }
-        committedInBuffer += words
+        buffer.commit(words)
         phraseOpen = true
         var delivered = words
         if !hasCommitted {
@@ -390,115 +287,22 @@ final class StreamingTranscription {
         return delivered
     }
 
-    // MARK: - The buffer
-
-    /// After a flush the buffer restarts empty; otherwise a buffer over `maxBufferSeconds` is cut at the end of a
-    /// committed word (`trimWord`), and the committed words before the cut become previous text. Returns the
-    /// words a forced cut made final (see `forceCut`), which the update must deliver.
+    /// After a flush the buffer restarts empty (or, at the end of speech, keeps its recent audio); otherwise a buffer
+    /// over `maxBufferSeconds` is trimmed at a committed word's end, and one near 30 s that cannot be trimmed is cut
+    /// by force: its pending words but their unlikely end become final, and are returned for the update to deliver.
     private func trim(final: Bool) -> [TimedWord] {
-        if final, keepsContextAtFlush {
-            keepRecentAudio()
-            return []
-        }
         if final {
-            moveToPrompt(committedInBuffer.count)
-            bufferStart += buffer.count
-            buffer.removeAll(keepingCapacity: true)
+            if keepsContextAtFlush { buffer.keepRecentAudio() } else { buffer.clear() }
             return []
         }
-        let seconds = Double(buffer.count) / Double(WhisperTime.sampleRate)
-        guard seconds > configuration.maxBufferSeconds, committedInBuffer.count >= 2 else {
-            return seconds > 28 ? forceCut() : []
+        if buffer.needsForcedCut {
+            let pending = policy.pending
+            policy.reset()
+            let forced = commit(policy.withoutUnlikelyEnd(pending))
+            buffer.forceCut()
+            return forced
         }
-        let cutWord = trimWord()
-        let cutSample = Int(committedInBuffer[cutWord].end * Double(WhisperTime.sampleRate))
-        guard cutSample > bufferStart else { return [] }
-        cut(at: cutSample)
-        moveToPrompt(cutWord + 1)
+        buffer.trim()
         return []
-    }
-
-    /// Cuts the buffer at the end of the latest committed word that ends `trimKeepSeconds` before the received end (no
-    /// cut when none does): what `endSpeech()` keeps.
-    private func keepRecentAudio() {
-        let latestEnd = receivedSeconds - configuration.trimKeepSeconds
-        guard let cutWord = committedInBuffer.lastIndex(where: { $0.end <= latestEnd }) else { return }
-        cut(at: max(bufferStart, Int(committedInBuffer[cutWord].end * Double(WhisperTime.sampleRate))))
-        moveToPrompt(cutWord + 1)
-    }
-
-    /// The committed word (never the last) at whose end a trim cuts; see `trimKeepSeconds`.
-    private func trimWord() -> Int {
-        let beforeLast = committedInBuffer.count - 2
-        let keep = configuration.trimKeepSeconds
-        guard keep > 0 else { return beforeLast }
-        let latestEnd = receivedSeconds - keep
-        guard let latest = committedInBuffer[...beforeLast].lastIndex(where: { $0.end <= latestEnd }) else { return beforeLast }
-        let sentenceEnd = committedInBuffer[...latest].lastIndex(where: { $0.end >= latestEnd - keep && Self.endsSentence($0.text) })
-        return sentenceEnd ?? latest
-    }
-
-    /// A buffer near Whisper's 30 s that could not be trimmed (too few committed words, or `maxBufferSeconds` above
-    /// it): the pending words but their unlikely end become final so the audio can go, and are returned as delivered.
-    private func forceCut() -> [TimedWord] {
-        let pending = policy.pending
-        policy.reset()
-        let forced = commit(policy.withoutUnlikelyEnd(pending))
-        let keep = committedInBuffer.count >= 2 ? committedInBuffer.count - 1 : committedInBuffer.count
-        let cutSample = keep > 0 ? Int(committedInBuffer[keep - 1].end * Double(WhisperTime.sampleRate)) : bufferStart + buffer.count / 2
-        cut(at: max(cutSample, bufferStart + buffer.count / 2))
-        moveToPrompt(keep)
-        return forced
-    }
-
-    private func cut(at sample: Int) {
-        let drop = min(buffer.count, max(0, sample - bufferStart))
-        buffer.removeFirst(drop)
-        bufferStart += drop
-    }
-
-    private func moveToPrompt(_ count: Int) {
-        guard count > 0 else { return }
-        promptText += committedInBuffer[..<count].map(\.text).joined()
-        if promptText.count > configuration.promptCharacters {
-            promptText = String(promptText.suffix(configuration.promptCharacters))
-        }
-        committedInBuffer.removeFirst(count)
-    }
-
-    /// Keeps the last second of a silent buffer.
-    private func dropSilence() {
-        let keep = WhisperTime.sampleRate
-        if buffer.count > keep {
-            moveToPrompt(committedInBuffer.count)
-            cut(at: bufferStart + buffer.count - keep)
-        }
-    }
-
-    /// One past the last sample of the last 100 ms frame of `samples` louder than `silenceRMS`; 0 when all are quiet.
-    private func lastSoundSample(_ samples: [Float]) -> Int {
-        let frame = WhisperTime.sampleRate / 10
-        var start = (samples.count - 1) / frame * frame
-        while start >= 0 {
-            let stop = min(samples.count, start + frame)
-            var sum: Float = 0
-            for i in start..<stop { sum += samples[i] * samples[i] }
-            if stop > start, Double((sum / Float(stop - start)).squareRoot()) >= configuration.silenceRMS { return stop }
-            start -= frame
-        }
-        return 0
-    }
-
-    private func isSilent(_ samples: [Float]) -> Bool {
-        let frame = WhisperTime.sampleRate / 10
-        var start = 0
-        while start < samples.count {
-            let stop = min(samples.count, start + frame)
-            var sum: Float = 0
-            for i in start..<stop { sum += samples[i] * samples[i] }
-            if Double((sum / Float(stop - start)).squareRoot()) >= configuration.silenceRMS { return false }
-            start = stop
-        }
-        return true
     }
 }

@@ -64,9 +64,9 @@ struct LocalAgreementTests {
             TimedWord(text: " Hello", start: 0, end: 0.4, confidence: 1), TimedWord(text: " world.", start: 0.4, end: 0.9, confidence: 1),
             TimedWord(text: " Next", start: 1, end: 1.3, confidence: 1),
         ]
-        #expect(StreamingTranscription.words(after: " Hello", in: all).map(\.text) == [" world.", " Next"])
-        #expect(StreamingTranscription.words(after: " Hello world", in: all).map(\.text) == [".", " Next"])
-        #expect(StreamingTranscription.words(after: "", in: all).count == 3)
-        #expect(StreamingTranscription.words(after: " Hello world. Next", in: all).isEmpty)
+        #expect(LiveDecoder.words(after: " Hello", in: all).map(\.text) == [" world.", " Next"])
+        #expect(LiveDecoder.words(after: " Hello world", in: all).map(\.text) == [".", " Next"])
+        #expect(LiveDecoder.words(after: "", in: all).count == 3)
+        #expect(LiveDecoder.words(after: " Hello world. Next", in: all).isEmpty)
     }
 }

@@ -8,12 +8,12 @@ struct StreamingTranscriptionTests {
     @Test("new words must fit the audio after the committed ones: a repeated sentence squeezed into a second does not")
     func newWordsFitTheAudio() {
         // Speech: 3 words in the 0.5 s of a cadence, 30 in 8 s, 2 where the committed words' end was placed late.
-        #expect(StreamingTranscription.fitsTheAudio(wordCount: 3, from: 10, to: 10.5))
-        #expect(StreamingTranscription.fitsTheAudio(wordCount: 30, from: 2, to: 10))
-        #expect(StreamingTranscription.fitsTheAudio(wordCount: 2, from: 10.2, to: 10))
+        #expect(LiveDecoder.fitsTheAudio(wordCount: 3, from: 10, to: 10.5))
+        #expect(LiveDecoder.fitsTheAudio(wordCount: 30, from: 2, to: 10))
+        #expect(LiveDecoder.fitsTheAudio(wordCount: 2, from: 10.2, to: 10))
         // The CI case: 24 words after the final "only", with about a second of audio left.
-        #expect(!StreamingTranscription.fitsTheAudio(wordCount: 24, from: 43.6, to: 44.6))
-        #expect(!StreamingTranscription.fitsTheAudio(wordCount: 10, from: 10, to: 11))
+        #expect(!LiveDecoder.fitsTheAudio(wordCount: 24, from: 43.6, to: 44.6))
+        #expect(!LiveDecoder.fitsTheAudio(wordCount: 10, from: 10, to: 11))
     }
 }
 
@@ -46,7 +46,7 @@ extension StreamingTranscriptionTests {
     @Test("punctuation a decode adds after a committed word starts at the word's end")
     func straddlingPunctuationIsAnInstant() {
         let words = [TimedWord(text: " period,", start: 31.86, end: 32.22, confidence: 1), TimedWord(text: " that", start: 32.3, end: 32.9, confidence: 1)]
-        let after = StreamingTranscription.words(after: " period", in: words)
+        let after = LiveDecoder.words(after: " period", in: words)
         #expect(after.map(\.text) == [",", " that"])
         #expect(after.first?.start == 32.22 && after.first?.end == 32.22)
     }

@@ -1,0 +1,93 @@
+import AuralWhisper
+import Foundation
+
+/// One decode of a live buffer: encodes its audio, decodes it with the committed words forced as the prefix and the
+/// earlier text as previous text, and returns the words found after the committed ones that Whisper's checks and
+/// the audio allow.
+struct LiveDecoder {
+    /// The engine's window decoder (shared by every session on the model).
+    let decoder: WindowDecoder
+    /// The decoding options and limits.
+    let configuration: StreamingTranscription.Configuration
+    /// The language decoded.
+    let language: String
+
+    /// What a decode found: the new words, and the text alternatives of beam search for them.
+    struct Hypothesis {
+        var words: [TimedWord] = []
+        var alternatives: [String] = []
+    }
+
+    /// Decodes `samples` (the buffer's audio, perhaps with silence appended) as `buffer` places them. The words come
+    /// back empty when the window is silent or loops (Whisper's no-speech and compression-ratio checks), or when
+    /// they are more than the audio can hold (`fitsTheAudio`).
+    func decode(_ samples: [Float], of buffer: LiveBuffer) throws -> Hypothesis {
+        let window = try decoder.encode(samples, windowFrames: encoderWindowFrames(samples: samples.count))
+        let committedText = buffer.committedText
+        var options = configuration.options
+        options.wordTimestamps = true
+        options.withoutTimestamps = true
+        options.language = language
+        let promptText = buffer.promptText
+        let previousTokens = promptText.isEmpty ? [] : decoder.tokens(of: " " + promptText.trimmingCharacters(in: .whitespaces))
+        let request = WindowRequest(
+            language: language, previousTokens: previousTokens,
+            prefixTokens: committedText.isEmpty ? [] : decoder.tokens(of: committedText), alignsPrefix: true,
+            timeOffset: buffer.startSeconds, lastSpeechTime: buffer.newAudioStart)
+        let result = try decoder.decode(window, request: request, options: options)
+        // A silent window, or a looping one (Whisper's hallucinations), says nothing new.
+        if result.isNoSpeech { return Hypothesis() }
+        if let threshold = options.compressionRatioThreshold, result.compressionRatio > threshold { return Hypothesis() }
+        let words = result.segments.flatMap { $0.words ?? [] }.map(TimedWord.init)
+        // Words placed after the last sound are Whisper's inventions ("You", "Thank you.") on trailing silence.
+        let lastSound = LiveBuffer.lastSoundSample(in: samples[...], silenceRMS: configuration.silenceRMS) ?? 0
+        let soundEnd = buffer.startSeconds + Double(lastSound) / Double(WhisperTime.sampleRate)
+        // Punctuation standing alone after a space (" .", ". . .") is no word: the decoder writes it at the end of
+        // speech, and once committed it would be forced and written again. Punctuation that closes the last
+        // committed word (".") stays.
+        let heard = Self.words(after: committedText, in: words).filter { word in
+            word.start < soundEnd
+                && (!word.text.contains(" ") || word.text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) })
+        }
+        guard Self.fitsTheAudio(wordCount: heard.count, from: buffer.newAudioStart, to: soundEnd) else { return Hypothesis() }
+        return Hypothesis(words: heard, alternatives: result.alternatives.map { decoder.text(of: $0) })
+    }
+
+    /// Whether `wordCount` new words fit the audio between the committed words' end and the last sound: at most
+    /// `maximumWordsPerSecond` per second, and 3 more (the alignment may place the committed words' end late). More
+    /// is Whisper repeating the forced prefix, not new speech: in one CI run `aural listen` wrote the recording's
+    /// last sentence (18 words, after an invented "you can see that there are") a second time after it was final.
+    static func fitsTheAudio(wordCount: Int, from start: Double, to end: Double) -> Bool {
+        Double(wordCount) <= StreamingTranscription.Configuration.maximumWordsPerSecond * max(0, end - start) + 3
+    }
+
+    /// The words of `words` that come after the first `prefix.count` characters of their joined text. A word that
+    /// straddles the boundary (punctuation the aligner attached to a committed word) keeps its part after it, timed
+    /// as an instant at the word's end.
+    static func words(after prefix: String, in words: [TimedWord]) -> [TimedWord] {
+        var remaining = prefix.count
+        var result: [TimedWord] = []
+        for word in words {
+            if remaining <= 0 {
+                result.append(word)
+            } else if word.text.count <= remaining {
+                remaining -= word.text.count
+            } else {
+                var tail = word
+                tail.text = String(word.text.dropFirst(remaining))
+                tail.start = word.end
+                remaining = 0
+                result.append(tail)
+            }
+        }
+        return result.filter { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }
+    }
+
+    /// Mel frames of the encoder's window for a buffer of `samples`: 30 s, or the audio and its padding rounded up to
+    /// the second.
+    private func encoderWindowFrames(samples: Int) -> Int {
+        guard let padding = configuration.encoderPaddingSeconds else { return WhisperTime.windowFrames }
+        let seconds = (Double(samples) / Double(WhisperTime.sampleRate) + padding).rounded(.up)
+        return min(WhisperTime.windowFrames, Int(seconds) * 100)
+    }
+}
