@@ -47,11 +47,11 @@ public final class PulseSystemAudioSource: AudioSource {
 
     /// A source capturing `target` (default: everything the default output plays) in `format` (default 16 kHz mono).
     ///
-    /// With `excludesCurrentProcessAudio`, an output's capture is made of each other application's playback,
-    /// captured separately and mixed, instead of the output's monitor; this process's playback streams
-    /// (found by `application.process.id`) are left out, including ones it opens during the capture.
-    /// An application that starts playing during the capture is mixed in from when its stream is picked up
-    /// (a few milliseconds after it starts). It has no effect with `.application`. `options` says how the
+    /// With `excludesCurrentProcessAudio`, this process's playback streams (found by `application.process.id`,
+    /// including ones it opens during the capture) are left out: while one of them plays, the capture is made of
+    /// each other application's playback, captured separately and mixed, instead of the output's monitor (an
+    /// application that starts playing meanwhile is mixed in from when its stream is picked up, a few milliseconds
+    /// after it starts); while none plays, it is the monitor. It has no effect with `.application`. `options` says how the
     /// capture copes with server faults (default: a frozen server ends the stream after 2 s; no reconnecting).
     public convenience init(
         target: Target = .defaultOutput, format: AudioFormat = .whisper, excludesCurrentProcessAudio: Bool = false,

@@ -25,8 +25,9 @@ extension SpeechSession {
         /// The playback recorded: the default output (the default), a named output, or one application.
         public var target: SystemAudioTarget
         /// Whether this process's own playback is left out, as ScreenCaptureKit's setting of the same name (true
-        /// by default, as in AuralKit). Each other application's playback is then recorded on its own and mixed;
-        /// it has no effect with `.application`.
+        /// by default, as in AuralKit). While this process plays, each other application's playback is then
+        /// recorded on its own and mixed; while it plays nothing, the output is recorded as it is. It has no effect
+        /// with `.application`.
         public var excludesCurrentProcessAudio: Bool
 
         /// Options recording `target` (default: the default output), by default without this process's playback.
