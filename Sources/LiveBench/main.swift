@@ -96,12 +96,22 @@ while !arguments.isEmpty {
 }
 if let manifest {
     let base = URL(fileURLWithPath: manifest).deletingLastPathComponent()
-    for line in try String(contentsOfFile: manifest, encoding: .utf8).split(separator: "\n") {
-        guard let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+    guard let lines = try? String(contentsOfFile: manifest, encoding: .utf8) else {
+        FileHandle.standardError.write(Data("live-bench: cannot read the manifest \(manifest)\n".utf8))
+        exit(66)
+    }
+    for line in lines.split(separator: "\n") {
+        guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
             object["lang"] as? String == language, let audio = object["audio"] as? String
         else { continue }
-        items.append(Item(name: object["id"] as? String ?? audio, url: base.appendingPathComponent(audio), reference: object["text"] as? String))
+        // An audio path is the manifest's folder's unless it is absolute.
+        let url = audio.hasPrefix("/") ? URL(fileURLWithPath: audio) : base.appendingPathComponent(audio)
+        items.append(Item(name: object["id"] as? String ?? audio, url: url, reference: object["text"] as? String))
     }
+}
+if let missing = items.first(where: { !FileManager.default.fileExists(atPath: $0.url.path) }) {
+    FileHandle.standardError.write(Data("live-bench: no such file: \(missing.url.path)\n".utf8))
+    exit(66)
 }
 if realtime && jitter > 0 {
     FileHandle.standardError.write(Data("--jitter shifts a deterministic replay's updates: leave out --realtime\n".utf8))
