@@ -101,11 +101,9 @@ final class PlaybackMixer: @unchecked Sendable {
         let mixed = Self.mix(
             clock: ring, lanes: members.values.map(\.lane), channels: format.channelCount,
             maximumLagFrames: Int(Self.maximumLag * Double(format.sampleRate)), draining: draining || !isExcluding)
-        if !isExcluding {
-            for member in members.values { member.stream.close() }
-            members = [:]
-        }
-        for (index, member) in members where member.lane.hasEnded && member.lane.ring.available < format.channelCount {
+        // Closed: every stream once no excluded process plays, else those that ended and gave all they held.
+        for (index, member) in members
+        where !isExcluding || (member.lane.hasEnded && member.lane.ring.available < format.channelCount) {
             member.stream.close()
             members[index] = nil
         }

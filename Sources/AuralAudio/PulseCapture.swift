@@ -189,8 +189,9 @@ final class PulseCapture: @unchecked Sendable {
             mixer?.refreshIfNeeded()
             let samples = mixer?.mix(clock: ring, draining: ending != nil) ?? ring.read(maximum: ring.capacity, granule: channels)
             let now = Self.now
-            if ring.writtenSamples != writtenBefore {
-                writtenBefore = ring.writtenSamples
+            let written = ring.writtenSamples
+            if written != writtenBefore {
+                writtenBefore = written
                 lastArrival = now
             }
             // Buffers of one fragment each, whatever the server's period: PipeWire delivers a whole graph period
