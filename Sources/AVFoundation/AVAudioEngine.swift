@@ -28,9 +28,11 @@ extension Notification.Name {
 /// input tap the engine needs no sound server (players render on its own clock).
 ///
 /// Differences from Apple's, from AuralAudio:
-/// - AuralAudio has no playback stream yet: player nodes are rendered on the engine's clock and reach their taps, but
-///   nothing is played to the loudspeaker, and the main mixer mixes nothing (its tap gets no buffers). What AuralAudio
-///   would need: a playback source to the default output that pulls interleaved `Float` frames.
+/// - Player nodes render on the engine's clock (the host clock, every 10 ms), not the output device's. Each player whose
+///   connections lead to the output node plays through a playback stream of its own to the sound server's default
+///   output, in the player's format; the server mixes and resamples them, so the main mixer mixes nothing here (its
+///   tap gets no buffers) and its volume and pan are not applied. What reaches the loudspeaker is about 0.1 s behind
+///   the render time. With no sound server or no output, players still render to their taps, silently.
 /// - A change of the default input does not stop the engine: recording follows the new input by itself. The
 ///   notification is posted all the same, and an app that restarts the engine in its handler keeps working. A failure
 ///   of the input or the server stops the engine and posts it, as on Apple.
@@ -103,6 +105,7 @@ public class AVAudioEngine: NSObject {
         nodes[ObjectIdentifier(node)] = node
         node.engine = self
         if let player = node as? AVAudioPlayerNode { core.attach(player.core) }
+        updateRoutes()
     }
 
     /// Detaches a node and its connections; a player stops.
@@ -113,6 +116,7 @@ public class AVAudioEngine: NSObject {
         node.engine = nil
         if let player = node as? AVAudioPlayerNode {
             player.stop()
+            player.core.setRoutedToOutput(false)
             core.detach(player.core)
         }
     }
@@ -137,17 +141,20 @@ public class AVAudioEngine: NSObject {
             node1.outputFormatChanged()
         }
         node2.connectedInputFormats[bus2] = format ?? node1.outputFormat(forBus: bus1)
+        updateRoutes()
     }
 
     /// Removes the connections into `node`.
     public func disconnectNodeInput(_ node: AVAudioNode) {
         connections.removeAll { $0.destination === node }
         node.connectedInputFormats = [:]
+        updateRoutes()
     }
 
     /// Removes the connections out of `node`.
     public func disconnectNodeOutput(_ node: AVAudioNode) {
         connections.removeAll { $0.source === node }
+        updateRoutes()
     }
 
     /// Asks the sound server for the device formats now, so that `start()` does less.
@@ -176,5 +183,25 @@ public class AVAudioEngine: NSObject {
     /// Resets every attached node (players drop what is scheduled).
     public func reset() {
         nodes.values.forEach { $0.reset() }
+    }
+
+    /// Tells each player whether its connections lead to the output node, so that it plays to the loudspeaker.
+    private func updateRoutes() {
+        for case let player as AVAudioPlayerNode in nodes.values {
+            player.core.setRoutedToOutput(reachesOutput(from: player))
+        }
+    }
+
+    /// Whether a chain of connections leads from `node` to the output node.
+    private func reachesOutput(from node: AVAudioNode) -> Bool {
+        guard let output = madeOutputNode else { return false }
+        var seen: Set<ObjectIdentifier> = []
+        var next = [node]
+        while let current = next.popLast() {
+            if current === output { return true }
+            guard seen.insert(ObjectIdentifier(current)).inserted else { continue }
+            next += connections.filter { $0.source === current }.map(\.destination)
+        }
+        return false
     }
 }

@@ -1,7 +1,8 @@
 /// A node that mixes its inputs; the engine's `mainMixerNode` feeds the output.
 ///
-/// Its format is the output's, until a connection sets another. It mixes nothing on Linux yet, since AuralAudio has no
-/// playback stream (see `AVAudioEngine`): its tap gets no buffers, and `outputVolume` is kept but changes nothing.
+/// Its format is the output's, until a connection sets another. On Linux the sound server mixes the players connected
+/// through it, each on a stream of its own (see `AVAudioEngine`): its tap gets no buffers, and `outputVolume` is kept
+/// but changes nothing.
 public class AVAudioMixerNode: AVAudioNode {
     /// The mixer's output volume, 0...1 (kept, not applied; see the type's note).
     public var outputVolume: Float = 1

@@ -14,8 +14,8 @@ public typealias AVAudioNodeCompletionHandler = @Sendable () -> Void
 /// Not thread-safe, as on Apple: set a node up from one thread; its tap block runs on the engine's own thread.
 ///
 /// Differences from Apple's: taps deliver audio on the input node (the microphone) and on player nodes (what they
-/// play); a tap on the main mixer or the output node is kept but gets no buffers, since AuralAudio has no playback
-/// mixer yet (see `AVAudioEngine`). One tap per bus, as on Apple; installing a second one replaces the first where
+/// play); a tap on the main mixer or the output node is kept but gets no buffers, since the sound server, not the
+/// engine, mixes the players (see `AVAudioEngine`). One tap per bus, as on Apple; installing a second one replaces the first where
 /// Apple's stops the program.
 public class AVAudioNode: NSObject {
     /// The engine the node is attached to, or nil.

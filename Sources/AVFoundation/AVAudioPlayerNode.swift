@@ -31,8 +31,9 @@ public struct AVAudioPlayerNodeBufferOptions: OptionSet, Sendable {
 /// schedule buffers in that format, as Apple requires); a mono buffer fills every channel. Completion handlers are
 /// called on the engine's render thread once a buffer's last frame has been rendered, or at `stop()`.
 ///
-/// Difference from Apple's, from AuralAudio: AuralAudio has no playback stream yet, so the engine renders players on
-/// its own clock, in real time, and what they render reaches their taps but no loudspeaker (see `AVAudioEngine`).
+/// Difference from Apple's: the engine renders players on its own clock, in real time; a player whose connections
+/// lead to the output node plays to the sound server's default output on a stream of its own, about 0.1 s after it
+/// renders (see `AVAudioEngine`).
 /// `scheduleFile` reads the whole file when called.
 public class AVAudioPlayerNode: AVAudioNode {
     let core: PlayerCore

@@ -1,3 +1,4 @@
+import AuralAudio
 import Synchronization
 
 /// The state of an `AVAudioPlayerNode` that its methods and the engine's render thread share: what is scheduled, whether
@@ -29,6 +30,8 @@ final class PlayerCore: Sendable {
     private let tapSlot: TapSlot
     /// The feeder of the node's tap, used only on the render thread.
     private let tapFeeder = FeederHolder()
+    /// The playback stream to the default output, while the player reaches the engine's output node.
+    private let output = PlayerOutput()
 
     init(format: AVAudioFormat, tapSlot: TapSlot) {
         state = Mutex(State(format: format))
@@ -77,9 +80,15 @@ final class PlayerCore: Sendable {
         }
     }
 
-    /// The engine stopped: rendering resumes from the next start without catching up.
+    /// The engine stopped: rendering resumes from the next start without catching up, and the playback stream closes.
     func halt() {
         state.withLock { ($0.origin, $0.lastRender) = (nil, nil) }
+        output.close()
+    }
+
+    /// Whether what the player renders reaches the engine's output node (and so the loudspeaker).
+    func setRoutedToOutput(_ routed: Bool) {
+        output.setWanted(routed)
     }
 
     /// The player time of `nodeTime`, while playing; nil otherwise.
@@ -129,6 +138,7 @@ final class PlayerCore: Sendable {
         let frames = rendered.samples.count / Int(rendered.format.channelCount)
         let startHost = now - min(now, UInt64(Double(frames) / rendered.format.sampleRate * 1e9))
         tapFeeder.feed(rendered.samples, sampleTime: rendered.start, hostTime: startHost, slot: tapSlot)
+        output.play(rendered.samples, format: rendered.format)
         rendered.finished.forEach { $0() }
     }
 
@@ -190,5 +200,70 @@ private final class FeederHolder: @unchecked Sendable {
         }
         if feeder?.generation != current.generation { feeder = TapFeeder(tap: tap, generation: current.generation) }
         feeder?.feed(samples, sampleTime: sampleTime, hostTime: hostTime)
+    }
+}
+
+/// A player's playback stream to the default output: opened on the render thread when a player that reaches the output
+/// node first renders, in the player's format, and closed when the engine stops, the route goes or the format changes.
+/// A stream that cannot open (no sound server, no output) is not tried again until the engine starts again: the player
+/// renders to its tap only.
+private final class PlayerOutput: Sendable {
+    private struct Slot {
+        var isWanted = false
+        var playback: PulsePlayback?
+        /// Set when opening failed; cleared by `close()`.
+        var gaveUp = false
+        /// Counts closes, so that a stream opened while one happened is closed at once.
+        var generation = 0
+    }
+
+    private let slot = Mutex(Slot())
+
+    func setWanted(_ wanted: Bool) {
+        let closing = slot.withLock { slot -> PulsePlayback? in
+            slot.isWanted = wanted
+            guard !wanted else { return nil }
+            defer { slot.playback = nil }
+            return slot.playback
+        }
+        closing?.close()
+    }
+
+    /// Plays `samples` (interleaved frames in `format`), opening the stream first if needed (blocking: milliseconds).
+    func play(_ samples: [Float], format: AVAudioFormat) {
+        let rate = Int(format.sampleRate.rounded()), channels = Int(format.channelCount)
+        let (current, generation) = slot.withLock { slot -> (PulsePlayback?, Int?) in
+            guard slot.isWanted, !slot.gaveUp else { return (nil, nil) }
+            return (slot.playback, slot.generation)
+        }
+        guard let generation else { return }
+        var playback = current
+        if let open = playback, open.sampleRate != rate || open.channelCount != channels {
+            slot.withLock { $0.playback = nil }
+            open.close()
+            playback = nil
+        }
+        if playback == nil { playback = open(rate: rate, channels: channels, generation: generation) }
+        samples.withUnsafeBufferPointer { playback?.write($0) }
+    }
+
+    /// Closes the stream; the next render that wants one opens a new one.
+    func close() {
+        let closing = slot.withLock { slot -> PulsePlayback? in
+            defer { (slot.playback, slot.gaveUp, slot.generation) = (nil, false, slot.generation + 1) }
+            return slot.playback
+        }
+        closing?.close()
+    }
+
+    private func open(rate: Int, channels: Int, generation: Int) -> PulsePlayback? {
+        let opened = try? PulsePlayback(name: "AVAudioPlayerNode", sampleRate: rate, channelCount: channels)
+        let kept = slot.withLock { slot -> Bool in
+            guard slot.generation == generation, slot.isWanted else { return false }
+            if let opened { slot.playback = opened } else { slot.gaveUp = true }
+            return true
+        }
+        if !kept { opened?.close() }
+        return kept ? opened : nil
     }
 }

@@ -1,8 +1,8 @@
 /// The engine's render thread for player nodes: every 10 ms it has each player render the frames that became due on
 /// the host clock since the last time, in real time, as an output device would pull them.
 ///
-/// AuralAudio has no playback stream yet, so nothing drives the clock but the host clock, and what is rendered goes
-/// to the players' taps and nowhere else (see `AVAudioEngine`).
+/// The host clock drives it, not the output device: each player writes what it rendered to its tap and, when routed to
+/// the output, to its playback stream, whose server-side buffer absorbs the difference (see `AVAudioEngine`).
 final class RenderClock: Sendable {
     /// Seconds between renders.
     static let interval = 0.01
