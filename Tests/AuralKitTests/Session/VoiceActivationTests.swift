@@ -91,6 +91,17 @@ struct VoiceActivationTests {
         }
     }
 
+    @Test("a one-word answer between two questions is heard: Endgame's opening, with the detector, reads as without it",
+          .requiresFixtures(audio: ["endgame_nagg_nell.wav"]))
+    func shortAnswerIsHeard() async throws {
+        // "Do you hear me? Yes. Do you hear me? Yes." (the first 4.6 s): the first "Yes." is 0.22 s of speech between
+        // two 0.6 s pauses, which a 250 ms minimum speech dropped.
+        let opening = Array(try Fixtures.samples("endgame_nagg_nell.wav").prefix(16_000 * 46 / 10))
+        let (finals, _, _) = try await Self.transcribe(opening + Noise.silence(seconds: 2))
+        let text = finals.map { String($0.text.characters) }.joined()
+        #expect(WordErrorRate.words(text) == ["do", "you", "hear", "me", "yes", "do", "you", "hear", "me", "yes"], "\(text)")
+    }
+
     @Test("ten minutes of silence, room noise and broadband noise give no text", arguments: ["tiny.en", "base"])
     func noTextFromNoise(model: String) async throws {
         let (finals, volatiles, detections) = try await Self.transcribe(Noise.tenMinutes(), model: model)

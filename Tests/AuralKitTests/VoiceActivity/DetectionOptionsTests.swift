@@ -36,11 +36,11 @@ struct DetectionOptionsTests {
         #expect(segment.maxSpeechDurationS == nil)
     }
 
-    @Test("medium keeps silero-vad's threshold and minimum speech")
+    @Test("medium keeps silero-vad's threshold, with a minimum speech short enough for a one-word answer")
     func medium() {
         let medium = SpeechDetector.DetectionOptions(sensitivityLevel: .medium).segmentOptions
         #expect(medium.threshold == SpeechSegmentOptions().threshold)
-        #expect(medium.minSpeechDurationMs == SpeechSegmentOptions().minSpeechDurationMs)
+        #expect(medium.minSpeechDurationMs == 150)
     }
 }
 
