@@ -50,7 +50,24 @@ struct LiveDecoder {
                 && (!word.text.contains(" ") || word.text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) })
         }
         guard Self.fitsTheAudio(wordCount: heard.count, from: buffer.newAudioStart, to: soundEnd) else { return Hypothesis() }
-        return Hypothesis(words: heard, alternatives: result.alternatives.map { decoder.text(of: $0) })
+        return Hypothesis(words: Self.withoutStackedEnd(heard), alternatives: result.alternatives.map { decoder.text(of: $0) })
+    }
+
+    /// `words` without a stacked end: two or more words at its end that the alignment puts at one instant, with no
+    /// time of their own, are not in the audio. Whisper writes them when it repeats its earlier text: at the end of
+    /// a speech, a flush whose audio caught only the start of the next word wrote "Yes. Do you hear me?" all at
+    /// 3.94 s, a second copy of the words before. A single word there (a word cut by the audio's end, or punctuation)
+    /// stays, for the other rules to judge.
+    static func withoutStackedEnd(_ words: [TimedWord]) -> [TimedWord] {
+        guard let last = words.last else { return words }
+        let instant = 0.02
+        var stackStart = words.count
+        while stackStart > 0, words[stackStart - 1].end - words[stackStart - 1].start < instant,
+              last.end - words[stackStart - 1].start < instant {
+            stackStart -= 1
+        }
+        let stackedWords = words[stackStart...].filter { $0.text.contains { $0.isLetter || $0.isNumber } }
+        return stackedWords.count >= 2 ? Array(words[..<stackStart]) : words
     }
 
     /// Whether `wordCount` new words fit the audio between the committed words' end and the last sound: at most

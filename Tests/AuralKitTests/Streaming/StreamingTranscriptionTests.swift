@@ -18,6 +18,27 @@ struct StreamingTranscriptionTests {
 }
 
 extension StreamingTranscriptionTests {
+    @Test("words stacked at one instant at a decode's end are not heard; one word there, or punctuation, stays")
+    func stackedEndIsDropped() {
+        func word(_ text: String, _ start: Double, _ end: Double) -> TimedWord {
+            TimedWord(text: text, start: start, end: end, confidence: 0.9)
+        }
+        // The flush at the end of a speech that wrote the words before it again, all at 3.94 s.
+        let heard = [word(" me", 3.08, 3.36), word("?", 3.36, 3.36)]
+        let repeated = [word(" Yes.", 3.94, 3.94), word(" Do", 3.94, 3.94), word(" you", 3.94, 3.94), word(" hear", 3.94, 3.94),
+                        word(" me?", 3.94, 3.94)]
+        #expect(LiveDecoder.withoutStackedEnd(heard + repeated) == heard)
+        #expect(LiveDecoder.withoutStackedEnd(repeated).isEmpty)
+        // A word cut by the audio's end, and punctuation after a word, are single instants: they stay.
+        let cut = heard + [word(" Yes", 3.94, 3.94)]
+        #expect(LiveDecoder.withoutStackedEnd(cut) == cut)
+        let closed = [word(" ditch", 27.10, 27.50), word("?", 27.48, 27.48)]
+        #expect(LiveDecoder.withoutStackedEnd(closed) == closed)
+        // Fast speech has time of its own for each word.
+        let fast = [word(" a", 1.00, 1.04), word(" bit", 1.04, 1.12), word(" of", 1.12, 1.16)]
+        #expect(LiveDecoder.withoutStackedEnd(fast) == fast)
+    }
+
     @Test("punctuation that ends a decode is split from its word, as an instant at the word's end")
     func trailingPunctuationSplits() throws {
         let word = TimedWord(text: " period.", start: 31.86, end: 32.22, confidence: 0.9)
