@@ -10,7 +10,8 @@ import Foundation
 /// - `isUnlikelyAtEnd`: unlikely words that end the decode (Whisper's inventions on a breath);
 /// - `needsThirdAgreement`: an unlikely word, or a less unlikely one the earlier decode barely heard;
 /// - `splitTrailingPunctuation`: punctuation that ends the decode stays volatile, its word commits;
-/// - `shownCount`: volatile words at the end below `volatileWordMinimumConfidence` are not shown.
+/// - `shownCount`: volatile words at the end below `volatileWordMinimumConfidence`, or cut by the audio's end, are not
+///   shown.
 struct CommitPolicy: Sendable {
     /// The thresholds (`StreamingTranscription.Configuration`, one place for each setting).
     let configuration: StreamingTranscription.Configuration
@@ -64,7 +65,7 @@ struct CommitPolicy: Sendable {
             pending = [split.punctuation]
             agreement.holdBack(pending)
         }
-        return Decision(committed: committed, pending: pending, shown: shownCount(pending))
+        return Decision(committed: committed, pending: pending, shown: shownCount(pending, audioTime: audioTime))
     }
 
     // MARK: - The rules
@@ -97,9 +98,13 @@ struct CommitPolicy: Sendable {
         } ?? committed.count
     }
 
-    /// How many volatile words are shown: all but an end below `volatileWordMinimumConfidence`.
-    func shownCount(_ pending: [TimedWord]) -> Int {
-        Self.countWithoutEnd(of: pending) { $0.confidence < configuration.volatileWordMinimumConfidence }
+    /// How many volatile words are shown: all but an end below `volatileWordMinimumConfidence`, or ending within
+    /// `cutWordSeconds` of the audio's end at `audioTime` (a word cut there).
+    func shownCount(_ pending: [TimedWord], audioTime: Double) -> Int {
+        Self.countWithoutEnd(of: pending) { word in
+            word.confidence < configuration.volatileWordMinimumConfidence
+                || (!Self.isPunctuation(word) && word.end > audioTime - configuration.cutWordSeconds)
+        }
     }
 
     /// Whether a word at a decode's end is below `trailingWordMinimumConfidence`, or placeless (with less than

@@ -66,6 +66,10 @@ final class StreamingTranscription {
         /// the next update most often spells differently or drops. On the bundled recordings (`scripts/live-bench`)
         /// 0.5 took flicker from 0.20 to 0.07 for 0.06 s more until a word's first appearance (docs/streaming.md).
         var volatileWordMinimumConfidence: Double = 0.5
+        /// Volatile words at the end of a decode that end less than this many seconds before its audio's end are not
+        /// shown: they were cut by it, and the next update spells them out differently ("carrot." for "carrots",
+        /// "flour" for "flower", "lamb" for "lamps" on continuous speech).
+        var cutWordSeconds: Double = 0.05
         /// A word with a lower probability needs three consecutive decodes that agree on it, not two: an unlikely
         /// word is the likeliest to change. After a pause two early decodes agreed on a wrong sentence start ("And
         /// sure" for "In short", p 0.25) that the third would have changed, and in real time two agreed on an inserted

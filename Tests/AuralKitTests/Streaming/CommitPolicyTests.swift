@@ -55,6 +55,22 @@ struct CommitPolicyTests {
         #expect(Self.texts(policy.pending) == ["."])
     }
 
+    @Test("a volatile word the audio's end cuts is not shown until a decode hears it out; the words before it are")
+    mutating func cutWordHidden() {
+        // At 3.0 s of audio the decode wrote "carrot." for the "carrots" still being spoken (its end clamped there).
+        let cut = policy.decide(on: [Self.word(" turnips", 2.26, 2.54), Self.word(" and", 2.54, 2.82), Self.word(" carrot.", 2.84, 2.99)],
+                                audioTime: 3.0)
+        #expect(Self.texts(Array(cut.pending[..<cut.shown])) == [" turnips", " and"])
+        // Heard out, 0.34 s before the next decode's audio ends, it is shown.
+        var other = CommitPolicy(configuration: .live(language: "en"))
+        let whole = other.decide(on: [Self.word(" turnips", 2.26, 2.54), Self.word(" and", 2.54, 2.82), Self.word(" carrots", 2.84, 3.16)],
+                                 audioTime: 3.5)
+        #expect(whole.shown == 3)
+        // Punctuation at the audio's end is no cut word.
+        var third = CommitPolicy(configuration: .live(language: "en"))
+        #expect(third.decide(on: [Self.word(" dinner", 1.54, 1.70), Self.word(".", 2.0, 2.0)], audioTime: 2.0).shown == 2)
+    }
+
     @Test("an unlikely word at the decode's end never commits, and a volatile one under 0.5 is not shown")
     mutating func unlikelyEnd() {
         let invented = Self.word(" You", 2, 2.2, 0.1)
