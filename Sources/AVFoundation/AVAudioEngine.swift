@@ -31,8 +31,9 @@ extension Notification.Name {
 /// - Player nodes render on the engine's clock (the host clock, every 10 ms), not the output device's. Each player whose
 ///   connections lead to the output node plays through a playback stream of its own to the sound server's default
 ///   output, in the player's format; the server mixes and resamples them, so the main mixer mixes nothing here (its
-///   tap gets no buffers) and its volume and pan are not applied. What reaches the loudspeaker is about 0.1 s behind
-///   the render time. With no sound server or no output, players still render to their taps, silently.
+///   tap gets no buffers) and its volume and pan are not applied. What reaches the loudspeaker is up to 0.5 s behind
+///   the render time (the stream's buffer, which absorbs stalls of this process). With no sound server or no output,
+///   players still render to their taps, silently.
 /// - A change of the default input does not stop the engine: recording follows the new input by itself. The
 ///   notification is posted all the same, and an app that restarts the engine in its handler keeps working. A failure
 ///   of the input or the server stops the engine and posts it, as on Apple.

@@ -23,7 +23,17 @@ extension PulseAudioTests {
             return process
         }
 
-        @Test("a player node connected through the main mixer plays a file to the default output, whole, and its stream closes at stop",
+        /// Stops this whole process for `seconds`, `after` seconds from now, as a busy machine or a virtual machine's
+        /// stolen time does: a shell sends SIGSTOP, then SIGCONT.
+        static func stallThisProcess(for seconds: Double, after delay: Double) throws -> Process {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: "/bin/sh")
+            process.arguments = ["-c", "sleep \(delay); kill -STOP \(getpid()); sleep \(seconds); kill -CONT \(getpid())"]
+            try process.runWithDefaultSignals()
+            return process
+        }
+
+        @Test("a player node connected through the main mixer plays a file to the default output, whole even when the process stalls, and its stream closes at stop",
               .requiresFixtures(audio: ["beckett.wav"]))
         func playerIsHeard() async throws {
             let reference = try WAVFile(url: Fixtures.audio("beckett.wav")).interleavedSamples()
@@ -53,12 +63,16 @@ extension PulseAudioTests {
                 try AudioDevices.list().applications.contains { $0.processID == Int(getpid()) }
             }
             #expect(opened, "no playback stream of this process while the player plays")
+            // 0.15 s without running, mid-file: the stream's buffer (0.5 s, about half of it not yet taken by the sink)
+            // must cover it. At 0.1 s of buffering this left 5 ms of silence in the file and failed the NCC below.
+            let staller = try Self.stallThisProcess(for: 0.15, after: 2)
             let finished = await Poll.until(timeout: Double(file.length) / file.processingFormat.sampleRate + 10) {
                 played.load(ordering: .acquiring)
             }
             try #require(finished, "the completion handler was not called")
-            // The last rendered frames are still in the server's 0.1 s buffer.
-            try await Task.sleep(for: .milliseconds(600))
+            #expect(staller.exitStatus(within: 1) == 0, "the stall was not made")
+            // The last rendered frames are still in the stream's buffer.
+            try await Task.sleep(for: .seconds(PulsePlayback.targetLatency + 0.5))
             engine.stop()
             let left = try AudioDevices.list().applications.filter { $0.processID == Int(getpid()) }
             #expect(left.isEmpty, "the playback stream outlived engine.stop()")
