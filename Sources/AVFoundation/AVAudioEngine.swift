@@ -31,7 +31,7 @@ extension Notification.Name {
 /// - Player nodes render on the engine's clock (the host clock, every 10 ms), not the output device's. Each player whose
 ///   connections lead to the output node plays through a playback stream of its own to the sound server's default
 ///   output, in the player's format; the server mixes and resamples them, so the main mixer mixes nothing here (its
-///   tap gets no buffers) and its volume and pan are not applied. What reaches the loudspeaker is up to 0.5 s behind
+///   tap gets no buffers) and its volume and pan are not applied. What reaches the loudspeaker is about 0.5 s behind
 ///   the render time (the stream's buffer, which absorbs stalls of this process). With no sound server or no output,
 ///   players still render to their taps, silently.
 /// - A change of the default input does not stop the engine: recording follows the new input by itself. The

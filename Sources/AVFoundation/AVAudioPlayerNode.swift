@@ -32,7 +32,7 @@ public struct AVAudioPlayerNodeBufferOptions: OptionSet, Sendable {
 /// called on the engine's render thread once a buffer's last frame has been rendered, or at `stop()`.
 ///
 /// Difference from Apple's: the engine renders players on its own clock, in real time; a player whose connections
-/// lead to the output node plays to the sound server's default output on a stream of its own, up to 0.5 s after it
+/// lead to the output node plays to the sound server's default output on a stream of its own, about 0.5 s after it
 /// renders (see `AVAudioEngine`).
 /// `scheduleFile` reads the whole file when called.
 public class AVAudioPlayerNode: AVAudioNode {

@@ -11,14 +11,16 @@ import Synchronization
 /// playback.close()
 /// ```
 ///
-/// The stream follows the default output when it changes. It asks the server for `targetLatency` of buffering:
-/// playback starts once that much is written, and a writer that falls behind by more than the part the sink has not
-/// yet taken (about half of it) gets silence, then playback starts again (the server's prebuffering). Writes never
-/// block: they copy the frames to the server's queue.
+/// The stream follows the default output when it changes. It opens with `targetLatency` of silence queued, so that
+/// the frames written after it stay that far ahead of the loudspeaker on either server (PipeWire starts playing as
+/// soon as anything is queued, PulseAudio once the buffer it was asked for is full). A writer that falls behind by
+/// more gets silence, then playback starts again (the server's prebuffering). Writes never block: they copy the
+/// frames to the server's queue.
 package final class PulsePlayback: @unchecked Sendable {
-    /// Seconds of audio the server keeps queued ahead of the loudspeaker. The writer is an ordinary thread, so this
-    /// is what a stall of the writing process (a busy machine, a virtual machine's stolen time) may cost before a gap
-    /// is heard: at 0.1 s a 0.15 s stop of the process put 5 ms of silence mid-file; at 0.5 s two 0.2 s stops put none.
+    /// Seconds of audio queued ahead of the loudspeaker. The writer is an ordinary thread, so this is what a stall of
+    /// the writing process (a busy machine, a virtual machine's stolen time) may cost before a gap is heard: with
+    /// 0.1 s of buffering a 0.15 s stop of the process put 5 ms of silence mid-file on PulseAudio; with 0.5 s two
+    /// 0.2 s stops put none. On PipeWire the buffering asked for was not queued until the stream opened with it.
     package static let targetLatency = 0.5
 
     /// Frames per second.
@@ -104,6 +106,10 @@ package final class PulsePlayback: @unchecked Sendable {
         if !settled { return .streamFailed(device: label, reason: "The server did not open the stream within \(Int(PulseContext.timeout)) s.") }
         if pa_stream_get_state(stream) != PA_STREAM_READY {
             if pa_context_errno(pulseContext) == Int32(PA_ERR_NOENTITY.rawValue) { return .deviceNotFound(name: label) }
+            return .streamFailed(device: label, reason: context.lastError)
+        }
+        let lead = [Float](repeating: 0, count: Int(Double(sampleRate) * Self.targetLatency) * channelCount)
+        if pa_stream_write(stream, lead, lead.count * MemoryLayout<Float>.size, nil, 0, PA_SEEK_RELATIVE) < 0 {
             return .streamFailed(device: label, reason: context.lastError)
         }
         return nil

@@ -63,8 +63,9 @@ extension PulseAudioTests {
                 try AudioDevices.list().applications.contains { $0.processID == Int(getpid()) }
             }
             #expect(opened, "no playback stream of this process while the player plays")
-            // 0.15 s without running, mid-file: the stream's buffer (0.5 s, about half of it not yet taken by the sink)
-            // must cover it. At 0.1 s of buffering this left 5 ms of silence in the file and failed the NCC below.
+            // 0.15 s without running, mid-file: the 0.5 s queued ahead of the speaker must cover it. With 0.1 s of
+            // buffering this left 5 ms of silence in the file and failed the NCC below (and on PipeWire so did 0.5 s
+            // asked of the server but not queued).
             let staller = try Self.stallThisProcess(for: 0.15, after: 2)
             let finished = await Poll.until(timeout: Double(file.length) / file.processingFormat.sampleRate + 10) {
                 played.load(ordering: .acquiring)
