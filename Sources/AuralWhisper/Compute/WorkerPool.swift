@@ -22,9 +22,11 @@ final class WorkerPool: @unchecked Sendable {
     /// The pool of the job running on this thread (see `ComputeContext.run`), else `shared`.
     static var current: WorkerPool { JobSettings.current?.pool ?? shared }
 
-    /// Spins before a worker sleeps: long enough to bridge the serial work between the products of a decoder step
-    /// (about 100 µs), short enough that an idle engine leaves the cores alone.
-    private static let spinLimit = 100_000
+    /// Spins (a few microseconds) before a worker sleeps until the next job. Spinning longer, with yields, burned the
+    /// idle core between the jobs of a live session, which has idle time after every update: `scripts/live-bench` on
+    /// two_cities.wav went from 105 % to 84 % of a core with this limit instead of 100,000 spins, at the same
+    /// latency, and `aural transcribe` took the same time (docs/streaming.md).
+    private static let spinLimit = 2_000
 
     private let workers: Int
     private let busy = Atomic<Bool>(false)
@@ -111,7 +113,6 @@ final class WorkerPool: @unchecked Sendable {
             var current = generation.load(ordering: .acquiring)
             while current == seen {
                 spins += 1
-                if spins > 20_000 { sched_yield() }  // give the core to anything else that wants it
                 if spins >= Self.spinLimit {
                     wake.lock()
                     sleepers.add(1, ordering: .sequentiallyConsistent)
