@@ -8,7 +8,7 @@ import Foundation
 import Speech
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--trim-keep SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--trim-keep SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--encoder-reuse CONTEXT|all,PADDING,REFRESH|off] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
@@ -50,6 +50,7 @@ var trimKeep = 6.0
 var holdback = 0.0
 var beam = 3
 var encoderPadding: Double?
+var encoderReuse: EncoderReuse? = .live
 var voiceActivation: SpeechDetector.SensitivityLevel?
 var policy = StreamingPolicy.localAgreement
 var items: [Item] = []
@@ -76,6 +77,13 @@ while !arguments.isEmpty {
     case "--holdback": holdback = Double(value()) ?? holdback
     case "--beam": beam = Int(value()) ?? beam
     case "--encoder-pad": encoderPadding = Double(value())
+    case "--encoder-reuse":
+        let parts = value().split(separator: ",").map(String.init)
+        if parts.count == 3, let padding = Double(parts[1]), let refresh = Double(parts[2]) {
+            encoderReuse = EncoderReuse(contextSeconds: Double(parts[0]), paddingSeconds: padding, refreshSeconds: refresh)
+        } else {
+            encoderReuse = nil
+        }
     case "--compute-type":
         guard let parsed = ComputeType(rawValue: value()) else {
             FileHandle.standardError.write(Data("--compute-type takes float32, int8 or auto\n".utf8))
@@ -145,7 +153,7 @@ func replay(_ samples: [Float], phase: Double?, seed: UInt64) throws -> ([Displa
     let cpu = cpuSeconds()
     let events = try LiveReplay(
         model: model, cadence: cadence, phase: phase, jitter: jitter, seed: seed, maxBufferSeconds: buffer, trimKeepSeconds: trimKeep, holdbackSeconds: holdback, policy: policy,
-        encoderPaddingSeconds: encoderPadding, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: LiveReplay.liveOptions(language: language, beamSize: beam)).run(samples)
+        encoderPaddingSeconds: encoderPadding, encoderReuse: encoderReuse, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: LiveReplay.liveOptions(language: language, beamSize: beam)).run(samples)
     var finals = ""
     var displays: [Display] = []
     if show {

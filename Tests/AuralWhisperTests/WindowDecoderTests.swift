@@ -34,4 +34,70 @@ struct WindowDecoderTests {
         #expect(window.contentFrames == 400)
         #expect(window.positions == 200)
     }
+
+    @Test("an encode that reuses a kept encode of the same audio matches the full encode")
+    func reuseOfTheSameAudio() throws {
+        let decoder = WindowDecoder(model: try Fixtures.model("tiny.en"))
+        let samples = try Fixtures.samples("beckett.wav")  // 10 s
+        let full = try decoder.encode(samples)
+        let kept = try decoder.encodeForReuse(samples)
+        let reused = try decoder.encode(samples, computing: 0..<11, reusing: kept)
+        #expect(reused.positions == 1500 && reused.contentFrames == full.contentFrames)
+        // The same products on the same rows: only the summation order of the attention's products may differ with
+        // the number of query rows (BLAS's blocking), a few float32 roundings on values of order 1.
+        var worst: Float = 0
+        for i in 0..<full.output.count { worst = max(worst, abs(full.output[i] - reused.output[i])) }
+        #expect(worst < 1e-3, "largest difference \(worst)")
+        var keptWorst: Float = 0
+        for i in 0..<full.output.count { keptWorst = max(keptWorst, abs(full.output[i] - kept.window.output[i])) }
+        #expect(keptWorst < 1e-3, "largest difference of the kept encode \(keptWorst)")
+    }
+
+    @Test("an encode of grown audio that reuses an earlier encode's padding, or its padding and older audio, gives the full encode's text",
+          arguments: [0.0, 4.0])
+    func reuseOfGrownAudio(computedFrom: Double) throws {
+        let decoder = WindowDecoder(model: try Fixtures.model("tiny.en"))
+        let samples = try Fixtures.samples("two_cities.wav")
+        let earlier = Array(samples.prefix(6 * 16_000))
+        let grown = Array(samples.prefix(10 * 16_000))
+        let kept = try decoder.encodeForReuse(earlier)
+        let reused = try decoder.encode(grown, computing: computedFrom..<11, reusing: kept)
+        let full = try decoder.encode(grown)
+        let fullText = decoder.text(of: try decoder.decode(full, request: Self.request(), options: Self.options).tokens)
+        let reusedText = decoder.text(of: try decoder.decode(reused, request: Self.request(), options: Self.options).tokens)
+        #expect(!fullText.isEmpty)
+        #expect(reusedText == fullText)
+        // The padding after the fresh part is the earlier encode's: it differs from the full encode's, which heard
+        // 4 s more audio.
+        let width = decoder.model.modelWidth
+        // Positions before the computed seconds are the earlier encode's, exactly.
+        let firstComputed = Int(computedFrom / 0.02) * width
+        #expect((0..<firstComputed).allSatisfy { reused.output[$0] == kept.window.output[$0] })
+        var paddingDifference: Float = 0
+        for i in (600 * width)..<(1500 * width) { paddingDifference = max(paddingDifference, abs(full.output[i] - reused.output[i])) }
+        #expect(paddingDifference > 0)
+    }
+
+    @Test("an aligned prefix that is not scored keeps the new words' times and probabilities, and its own words count as certain")
+    func unscoredPrefix() throws {
+        let decoder = WindowDecoder(model: try Fixtures.model("tiny.en"))
+        let window = try decoder.encode(try Fixtures.samples("beckett.wav"))
+        var options = Self.options
+        options.wordTimestamps = true
+        var request = Self.request()
+        request.prefixTokens = decoder.tokens(of: " Ever tried.")
+        request.alignsPrefix = true
+        let scored = try decoder.decode(window, request: request, options: options).segments.flatMap { $0.words ?? [] }
+        request.scoresPrefix = false
+        let unscored = try decoder.decode(window, request: request, options: options).segments.flatMap { $0.words ?? [] }
+        try #require(scored.count > 2 && unscored.count == scored.count, "\(scored.map(\.word)) vs \(unscored.map(\.word))")
+        #expect(unscored.map(\.word) == scored.map(\.word))
+        #expect(unscored[0].probability == 1 && unscored[1].probability == 1, "the prefix's words")
+        #expect(scored[0].probability < 1 || scored[1].probability < 1, "the scored prefix's words")
+        for (a, b) in zip(scored[2...], unscored[2...]) {
+            #expect(a.start == b.start && a.end == b.end)
+            // The same logits of the same rows: only the product's row blocking may change the last bits.
+            #expect(abs(a.probability - b.probability) < 1e-5, "\(a.word): \(a.probability) vs \(b.probability)")
+        }
+    }
 }

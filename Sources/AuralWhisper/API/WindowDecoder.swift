@@ -55,17 +55,53 @@ public struct WindowDecoder: Sendable {
     public func encode(_ samples: [Float], windowFrames: Int = WhisperTime.windowFrames) throws -> EncodedWindow {
         precondition(windowFrames >= 2 && windowFrames <= WhisperTime.windowFrames && windowFrames % 2 == 0,
             "windowFrames must be even and within 2...\(WhisperTime.windowFrames)")
+        let (mel, frames) = try windowMel(samples, windowFrames: windowFrames)
+        return encode(melWindow: mel, contentFrames: frames, windowFrames: windowFrames)
+    }
+
+    /// Encodes up to 30 s of 16 kHz mono samples in a full window like `encode(_:)`, and keeps every encoder layer's
+    /// keys and values, so that encodes of the same window with more audio (`encode(_:computing:reusing:)`) cost
+    /// only the part they compute.
+    /// - Throws: `TranscriptionError.invalidAudio` for a sample that is not finite.
+    public func encodeForReuse(_ samples: [Float]) throws -> ReusableEncoding {
+        let (mel, contentFrames) = try windowMel(samples)
+        return compute.run {
+            let memory = Encoder.encodeRecording(mel, frames: WhisperTime.windowFrames, weights: model.encoder)
+            let window = EncodedWindow(
+                output: memory.output, contentFrames: contentFrames, positions: memory.positions, model: model)
+            return ReusableEncoding(window: window, memory: memory)
+        }
+    }
+
+    /// Encodes `samples` in a full window, computing only the window's seconds `computed` (rounded out to 20 ms
+    /// positions: the new audio and some padding after it) and taking every other position from `earlier`, an encode
+    /// of the same window that held less audio (`encodeForReuse`). Its cost is that of `computed` instead of 30 s.
+    ///
+    /// Whisper's encoder attends over the whole window, so this is not the full encode: the positions taken from
+    /// `earlier` keep what they were when they heard its audio. The text may differ from a full encode's.
+    /// - Throws: `TranscriptionError.invalidAudio` for a sample that is not finite.
+    public func encode(_ samples: [Float], computing computed: Range<Double>, reusing earlier: ReusableEncoding) throws -> EncodedWindow {
+        let (mel, contentFrames) = try windowMel(samples)
+        let first = Int((computed.lowerBound / WhisperTime.secondsPerPosition).rounded(.down))
+        let end = Int((computed.upperBound / WhisperTime.secondsPerPosition).rounded(.up))
+        let fresh = max(0, first)..<max(max(0, first), min(end, earlier.memory.positions))
+        return compute.run {
+            let output = Encoder.encode(
+                mel, frames: WhisperTime.windowFrames, weights: model.encoder, fresh: fresh, reusing: earlier.memory)
+            return EncodedWindow(
+                output: output, contentFrames: contentFrames, positions: earlier.memory.positions, model: model)
+        }
+    }
+
+    /// The normalised log-mel of up to 30 s of samples as a window of `windowFrames`, and its frames of audio.
+    private func windowMel(_ samples: [Float], windowFrames: Int = WhisperTime.windowFrames) throws -> (mel: [Float], contentFrames: Int) {
         if let bad = samples.firstIndex(where: { !$0.isFinite }) {
             throw TranscriptionError.invalidAudio(reason: "sample \(bad) is \(samples[bad]), not a finite number")
         }
         let clip = samples.count > WhisperTime.windowSamples ? Array(samples.prefix(WhisperTime.windowSamples)) : samples
-        return compute.run {
-            let mel = model.logMel.spectrogram(clip)
-            let frames = min(max(0, mel.frames - 1), windowFrames)
-            return encode(
-                melWindow: mel.window(start: 0, count: frames, width: windowFrames), contentFrames: frames,
-                windowFrames: windowFrames)
-        }
+        let mel = compute.run { model.logMel.spectrogram(clip) }
+        let frames = min(max(0, mel.frames - 1), windowFrames)
+        return (mel.window(start: 0, count: frames, width: windowFrames), frames)
     }
 
     /// Encodes a normalised [melCount × windowFrames] window whose first `contentFrames` frames are audio.
@@ -171,7 +207,8 @@ public struct WindowDecoder: Sendable {
             WordAligner.addWordTimestamps(
                 to: &pieces, model: model, state: state, sotSequence: sotSequence, language: request.language,
                 timeOffset: request.timeOffset, segmentSize: segmentSize, prependPunctuations: options.prependPunctuations,
-                appendPunctuations: options.appendPunctuations, lastSpeechTimestamp: request.lastSpeechTime)
+                appendPunctuations: options.appendPunctuations, lastSpeechTimestamp: request.lastSpeechTime,
+                unscoredTokens: request.alignsPrefix && !request.scoresPrefix ? request.prefixTokens.count : 0)
             // faster-whisper `get_end`: the last word's end, else the last segment's end.
             let lastEnd = pieces.last(where: { !($0.words ?? []).isEmpty })?.words?.last?.end ?? pieces.last?.end
             if !split.singleTimestampEnding, let lastEnd, lastEnd > request.timeOffset {
@@ -208,6 +245,14 @@ public struct EncodedWindow: @unchecked Sendable {
     public var duration: Double { WhisperTime.seconds(frame: contentFrames) }
 }
 
+/// A full window's encode with every encoder layer's keys and values kept (`WindowDecoder.encodeForReuse`): later
+/// encodes of the same window with more audio take the positions they do not compute from it.
+public struct ReusableEncoding: Sendable {
+    /// The encoded window, as `WindowDecoder.encode(_:)` returns it.
+    public let window: EncodedWindow
+    let memory: EncoderMemory
+}
+
 /// What to decode a window with besides `DecodingOptions`.
 public struct WindowRequest: Sendable, Hashable {
     /// The language code to decode in (see `WindowDecoder.resolveLanguage`).
@@ -220,6 +265,10 @@ public struct WindowRequest: Sendable, Hashable {
     /// Whether the prefix counts as part of the result: its words get times and it begins the first segment.
     /// Otherwise (faster-whisper's `prefix`) the result holds only the tokens generated after it.
     public var alignsPrefix: Bool
+    /// Whether the words of an aligned prefix get their probabilities. Each token's probability costs a product with
+    /// the whole vocabulary; with false the prefix's tokens count as probability 1 (a decoder that already judged
+    /// those words, as live transcription's committed ones, skips that cost).
+    public var scoresPrefix: Bool = true
     /// Seconds added to every time in the result: where the window starts in the audio.
     public var timeOffset: Double
     /// Where speech ended before this window, in seconds (a word-timing rule reads it).

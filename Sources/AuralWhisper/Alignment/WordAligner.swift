@@ -32,10 +32,11 @@ enum WordAligner {
     ///   - state: the window's decoder state (its cross-attention keys and values); its token cache is reset.
     ///   - segmentSize: mel frames of real audio in the window (≤ 3000).
     ///   - lastSpeechTimestamp: end of the speech before this window, in seconds.
+    ///   - unscoredTokens: leading text tokens (a forced prefix) whose probability is not computed, but taken as 1.
     static func addWordTimestamps(
         to segments: inout [PendingSegment], model: WhisperModel, state: DecoderState, sotSequence: [Int],
         language: String, timeOffset: Double, segmentSize: Int, prependPunctuations: String, appendPunctuations: String,
-        lastSpeechTimestamp: Double
+        lastSpeechTimestamp: Double, unscoredTokens: Int = 0
     ) {
         guard !segments.isEmpty else { return }
         let tokenizer = model.tokenizer
@@ -46,7 +47,7 @@ enum WordAligner {
 
         var alignment = findAlignment(
             model: model, state: state, sotSequence: sotSequence, textTokens: textTokens, language: language,
-            frames: segmentSize)
+            frames: segmentSize, unscoredTokens: unscoredTokens)
         let (medianDuration, maxDuration) = truncateLongWordsAtSentenceEnds(&alignment)
         mergePunctuations(&alignment, prepended: prependPunctuations, appended: appendPunctuations)
 
@@ -84,7 +85,8 @@ enum WordAligner {
     /// The words of `textTokens` with their times (seconds from the window start) and probabilities; empty when
     /// there is no text or no frame to align to.
     static func findAlignment(
-        model: WhisperModel, state: DecoderState, sotSequence: [Int], textTokens: [Int], language: String, frames: Int
+        model: WhisperModel, state: DecoderState, sotSequence: [Int], textTokens: [Int], language: String, frames: Int,
+        unscoredTokens: Int = 0
     ) -> [AlignedWord] {
         let tokenizer = model.tokenizer
         // CTranslate2 halves the frames (the encoder's stride) and aligns nothing when none is left.
@@ -161,13 +163,15 @@ enum WordAligner {
         }
         let path = negativeDTW(UnsafePointer(matrix), rows: keptRows, cols: positions)
 
-        // Probability of each text token, from the softmax over the text vocabulary (ids below eot).
-        let logits = state.logits(hidden, rows: Array(sotLength..<(sotLength + textLength)))
+        // Probability of each text token, from the softmax over the text vocabulary (ids below eot); 1 for the first
+        // `unscoredTokens`, whose vocabulary-wide logits are not computed.
+        let unscored = min(max(0, unscoredTokens), textLength)
+        let logits = state.logits(hidden, rows: Array((sotLength + unscored)..<(sotLength + textLength)))
         let vocabulary = state.weights.vocabularySize
-        var probabilities = [Double](repeating: 0, count: textLength)
-        for t in 0..<textLength {
+        var probabilities = [Double](repeating: 1, count: textLength)
+        for t in unscored..<textLength {
             probabilities[t] = textProbability(
-                logits.pointer + t * vocabulary, textVocabulary: tokenizer.eot, token: textTokens[t])
+                logits.pointer + (t - unscored) * vocabulary, textVocabulary: tokenizer.eot, token: textTokens[t])
         }
 
         return wordsFromPath(path, words: split, tokenProbabilities: probabilities)

@@ -40,6 +40,12 @@ final class Storage<Element: Numeric & BitwiseCopyable>: @unchecked Sendable {
         values.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: values.count) }
     }
 
+    /// Storage holding a copy of `other`'s elements.
+    convenience init(copying other: Storage<Element>) {
+        self.init(count: other.count)
+        pointer.update(from: other.pointer, count: other.count)
+    }
+
     deinit { free(pointer) }
 
     /// The elements as an array (for tests and small values).

@@ -11,6 +11,15 @@ struct LiveDecoder {
     let configuration: StreamingTranscription.Configuration
     /// The language decoded.
     let language: String
+    /// Encodes each decode's audio.
+    private let encoder: LiveEncoder
+
+    init(decoder: WindowDecoder, configuration: StreamingTranscription.Configuration, language: String) {
+        self.decoder = decoder
+        self.configuration = configuration
+        self.language = language
+        encoder = LiveEncoder(decoder: decoder, reuse: configuration.encoderPaddingSeconds == nil ? configuration.encoderReuse : nil)
+    }
 
     /// What a decode found: the new words, and the text alternatives of beam search for them.
     struct Hypothesis {
@@ -22,7 +31,11 @@ struct LiveDecoder {
     /// back empty when the window is silent or loops (Whisper's no-speech and compression-ratio checks), or when
     /// they are more than the audio can hold (`fitsTheAudio`).
     func decode(_ samples: [Float], of buffer: LiveBuffer) throws -> Hypothesis {
-        let window = try decoder.encode(samples, windowFrames: encoderWindowFrames(samples: samples.count))
+        let window = configuration.encoderPaddingSeconds == nil
+            ? try encoder.encode(
+                samples, start: buffer.start, newSpeech: buffer.newAudioStart - buffer.startSeconds,
+                extendable: samples.count == buffer.samples.count)
+            : try decoder.encode(samples, windowFrames: encoderWindowFrames(samples: samples.count))
         let committedText = buffer.committedText
         var options = configuration.options
         options.wordTimestamps = true
@@ -30,10 +43,12 @@ struct LiveDecoder {
         options.language = language
         let promptText = buffer.promptText
         let previousTokens = promptText.isEmpty ? [] : decoder.tokens(of: " " + promptText.trimmingCharacters(in: .whitespaces))
-        let request = WindowRequest(
+        var request = WindowRequest(
             language: language, previousTokens: previousTokens,
             prefixTokens: committedText.isEmpty ? [] : decoder.tokens(of: committedText), alignsPrefix: true,
             timeOffset: buffer.startSeconds, lastSpeechTime: buffer.newAudioStart)
+        // The committed words' probabilities are not read: only the new words' are.
+        request.scoresPrefix = false
         let result = try decoder.decode(window, request: request, options: options)
         // A silent window, or a looping one (Whisper's hallucinations), says nothing new.
         if result.isNoSpeech { return Hypothesis() }
