@@ -65,11 +65,14 @@ struct SpeechSessionFileTests {
 
     @Test("during a file transcription, pause returns at once and does nothing; stop ends it at once with the finals so far", .requiresFixtures(audio: ["two_cities.wav"]))
     func pauseAndStopDuringAFile() async throws {
-        // Six readings of the 44-s recording: over four minutes of speech, far more than the test waits for.
+        // Sixteen readings of the 44-s recording: twelve minutes of speech, far more than the test waits for. With six
+        // (four minutes) one CI run saw its first final only when the whole file was done: the parallel tests had
+        // kept this test's tasks from running for longer than the transcription took.
+        let readings = 16
         let long = FileManager.default.temporaryDirectory.appendingPathComponent("long-\(UUID().uuidString).wav")
         defer { try? FileManager.default.removeItem(at: long) }
         let samples = try Fixtures.samples("two_cities.wav")
-        try Noise.writeWAV(Array((0..<6).map { _ in samples }.joined()), to: long)
+        try Noise.writeWAV(Array((0..<readings).map { _ in samples }.joined()), to: long)
         let session = SpeechSession(locale: Locale(identifier: "en"), model: "tiny.en")
         let stream = session.streamTranscription(from: long)
         let firstFinal = AsyncStream.makeStream(of: Void.self)
@@ -101,7 +104,7 @@ struct SpeechSessionFileTests {
         #expect(error == nil)
         #expect(session.status == .idle)
         let heard = try #require(finals.last).range.end.seconds
-        #expect(heard < Double(samples.count) * 6 / 16_000 - 30, "the stop ended the transcription before its end")
+        #expect(heard < Double(samples.count * readings) / 16_000 - 30, "the stop ended the transcription before its end")
     }
 }
 
