@@ -49,11 +49,16 @@ var buffer = 15.0
 var trimKeep = 6.0
 var holdback = 0.0
 var beam = 3
-var encoderPadding: Double?
-var encoderReuse: EncoderReuse? = .live
+var encoderWindow = LiveEncoderWindow.live
 var voiceActivation: SpeechDetector.SensitivityLevel?
 var policy = StreamingPolicy.localAgreement
 var items: [Item] = []
+/// Ends the program with a usage error.
+func fail(_ message: String) -> Never {
+    FileHandle.standardError.write(Data((message + "\n").utf8))
+    exit(64)
+}
+
 var arguments = Array(CommandLine.arguments.dropFirst())
 while !arguments.isEmpty {
     let argument = arguments.removeFirst()
@@ -76,13 +81,19 @@ while !arguments.isEmpty {
     case "--trim-keep": trimKeep = Double(value()) ?? trimKeep
     case "--holdback": holdback = Double(value()) ?? holdback
     case "--beam": beam = Int(value()) ?? beam
-    case "--encoder-pad": encoderPadding = Double(value())
+    case "--encoder-pad":
+        guard let padding = Double(value()) else { fail("--encoder-pad takes seconds") }
+        encoderWindow = .shortened(paddingSeconds: padding)
     case "--encoder-reuse":
-        let parts = value().split(separator: ",").map(String.init)
-        if parts.count == 3, let padding = Double(parts[1]), let refresh = Double(parts[2]) {
-            encoderReuse = EncoderReuse(contextSeconds: Double(parts[0]), paddingSeconds: padding, refreshSeconds: refresh)
+        let setting = value()
+        let parts = setting.split(separator: ",").map(String.init)
+        if setting == "off" {
+            encoderWindow = .full
+        } else if parts.count == 3, parts[0] == "all" || Double(parts[0]) != nil,
+                  let padding = Double(parts[1]), let refresh = Double(parts[2]) {
+            encoderWindow = .reused(EncoderReuse(contextSeconds: Double(parts[0]), paddingSeconds: padding, refreshSeconds: refresh))
         } else {
-            encoderReuse = nil
+            fail("--encoder-reuse takes CONTEXT|all,PADDING,REFRESH (seconds) or off")
         }
     case "--compute-type":
         guard let parsed = ComputeType(rawValue: value()) else {
@@ -153,7 +164,7 @@ func replay(_ samples: [Float], phase: Double?, seed: UInt64) throws -> ([Displa
     let cpu = cpuSeconds()
     let events = try LiveReplay(
         model: model, cadence: cadence, phase: phase, jitter: jitter, seed: seed, maxBufferSeconds: buffer, trimKeepSeconds: trimKeep, holdbackSeconds: holdback, policy: policy,
-        encoderPaddingSeconds: encoderPadding, encoderReuse: encoderReuse, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: LiveReplay.liveOptions(language: language, beamSize: beam)).run(samples)
+        encoderWindow: encoderWindow, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: LiveReplay.liveOptions(language: language, beamSize: beam)).run(samples)
     var finals = ""
     var displays: [Display] = []
     if show {

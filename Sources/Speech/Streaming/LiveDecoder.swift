@@ -18,7 +18,7 @@ struct LiveDecoder {
         self.decoder = decoder
         self.configuration = configuration
         self.language = language
-        encoder = LiveEncoder(decoder: decoder, reuse: configuration.encoderPaddingSeconds == nil ? configuration.encoderReuse : nil)
+        encoder = LiveEncoder(decoder: decoder, window: configuration.encoderWindow)
     }
 
     /// What a decode found: the new words, and the text alternatives of beam search for them.
@@ -31,11 +31,9 @@ struct LiveDecoder {
     /// back empty when the window is silent or loops (Whisper's no-speech and compression-ratio checks), or when
     /// they are more than the audio can hold (`fitsTheAudio`).
     func decode(_ samples: [Float], of buffer: LiveBuffer) throws -> Hypothesis {
-        let window = configuration.encoderPaddingSeconds == nil
-            ? try encoder.encode(
-                samples, start: buffer.start, newSpeech: buffer.newAudioStart - buffer.startSeconds,
-                extendable: samples.count == buffer.samples.count)
-            : try decoder.encode(samples, windowFrames: encoderWindowFrames(samples: samples.count))
+        let window = try encoder.encode(
+            samples, start: buffer.start, newSpeech: buffer.newAudioStart - buffer.startSeconds,
+            extendable: samples.count == buffer.samples.count)
         let committedText = buffer.committedText
         var options = configuration.options
         options.wordTimestamps = true
@@ -113,13 +111,5 @@ struct LiveDecoder {
             }
         }
         return result.filter { !$0.text.trimmingCharacters(in: .whitespaces).isEmpty }
-    }
-
-    /// Mel frames of the encoder's window for a buffer of `samples`: 30 s, or the audio and its padding rounded up to
-    /// the second.
-    private func encoderWindowFrames(samples: Int) -> Int {
-        guard let padding = configuration.encoderPaddingSeconds else { return WhisperTime.windowFrames }
-        let seconds = (Double(samples) / Double(WhisperTime.sampleRate) + padding).rounded(.up)
-        return min(WhisperTime.windowFrames, Int(seconds) * 100)
     }
 }

@@ -1,6 +1,7 @@
 import AuralWhisper
 
-/// Encodes the live buffer for each decode. With `Configuration.encoderReuse`, a full 30-second encode is kept while
+/// Encodes the live buffer for each decode, as `Configuration.encoderWindow` says. With `.reused`, a full 30-second
+/// encode is kept while
 /// the buffer only grows, and the next encodes compute only the part of the window that changed the most: the audio
 /// from a little before the new speech (the words not yet committed) to a little padding after its end. Every other
 /// position comes from the kept encode (`WindowDecoder.encode(_:computing:reusing:)`). The full encode is made again
@@ -10,21 +11,29 @@ import AuralWhisper
 /// Not thread-safe: one decode at a time, as `StreamingTranscription`.
 final class LiveEncoder {
     private let decoder: WindowDecoder
-    private let reuse: EncoderReuse?
+    private let window: LiveEncoderWindow
     /// The kept full encode, the session sample where its audio began, and how many samples it held.
     private var kept: (encoding: ReusableEncoding, start: Int, sampleCount: Int)?
 
-    init(decoder: WindowDecoder, reuse: EncoderReuse?) {
+    init(decoder: WindowDecoder, window: LiveEncoderWindow) {
         self.decoder = decoder
-        self.reuse = reuse
+        self.window = window
     }
 
     /// Encodes `samples`, the buffer's audio from session sample `start` on (at most 30 s), whose new speech starts
     /// `newSpeech` seconds into it.
     /// - Parameter extendable: whether later buffers extend these samples (false when silence was appended to them).
     func encode(_ samples: [Float], start: Int, newSpeech: Double, extendable: Bool) throws -> EncodedWindow {
-        guard let reuse else { return try decoder.encode(samples) }
         let rate = Double(WhisperTime.sampleRate)
+        let reuse: EncoderReuse
+        switch window {
+        case .full: return try decoder.encode(samples)
+        case .shortened(let padding):
+            // The audio and its padding rounded up to the second, at most 30 s.
+            let seconds = (Double(samples.count) / rate + padding).rounded(.up)
+            return try decoder.encode(samples, windowFrames: min(WhisperTime.windowFrames, Int(seconds) * 100))
+        case .reused(let settings): reuse = settings
+        }
         if let kept, kept.start == start, samples.count >= kept.sampleCount,
            Double(samples.count - kept.sampleCount) <= reuse.refreshSeconds * rate
         {
@@ -37,6 +46,20 @@ final class LiveEncoder {
         kept = extendable ? (encoding, start, samples.count) : nil
         return encoding.window
     }
+}
+
+/// How live decodes encode their audio (`LiveEncoder`).
+package enum LiveEncoderWindow: Sendable, Hashable {
+    /// Whisper's full 30-second window, every time.
+    case full
+    /// A window of the audio and this many seconds of padding after it, rounded up to the second (whisper.cpp's
+    /// `audio_ctx`): cheaper in proportion, but tiny.en writes much worse text (docs/streaming.md).
+    case shortened(paddingSeconds: Double)
+    /// The full window, computing only its changed part and reusing a kept full encode for the rest.
+    case reused(EncoderReuse)
+
+    /// What live sessions run.
+    package static let live = LiveEncoderWindow.reused(.live)
 }
 
 /// Which part of the encoder's window a live encode computes, and how long a kept full encode serves (`LiveEncoder`).

@@ -57,22 +57,19 @@ package struct LiveReplay: Sendable {
     package let holdbackSeconds: Double
     /// When words become final.
     package let policy: StreamingPolicy
-    /// Seconds of padding after the audio in a shortened encoder window; nil encodes 30 s.
-    package let encoderPaddingSeconds: Double?
-    /// How much of the encoder's window each decode computes; nil encodes the full 30 s each time.
-    package let encoderReuse: EncoderReuse?
+    /// How each decode encodes its audio.
+    package let encoderWindow: LiveEncoderWindow
     /// Voice activation as a session with `configureVoiceActivation` runs it (Silero VAD from the model cache), or nil.
     package let voiceActivation: SpeechDetector.DetectionOptions?
 
     package init(
         model: WhisperModel, cadence: Double = 0.5, phase: Double? = nil, jitter: Double = 0, seed: UInt64 = 0, maxBufferSeconds: Double = 15, trimKeepSeconds: Double = 6, holdbackSeconds: Double = 0,
-        policy: StreamingPolicy = .localAgreement, encoderPaddingSeconds: Double? = nil,
-        encoderReuse: EncoderReuse? = .live, voiceActivation: SpeechDetector.DetectionOptions? = nil,
+        policy: StreamingPolicy = .localAgreement,
+        encoderWindow: LiveEncoderWindow = .live, voiceActivation: SpeechDetector.DetectionOptions? = nil,
         options: DecodingOptions = LiveReplay.liveOptions(language: "en")
     ) {
         self.voiceActivation = voiceActivation
-        self.encoderPaddingSeconds = encoderPaddingSeconds
-        self.encoderReuse = encoderReuse
+        self.encoderWindow = encoderWindow
         self.holdbackSeconds = holdbackSeconds
         self.policy = policy
         self.model = model
@@ -99,7 +96,7 @@ package struct LiveReplay: Sendable {
         let transcription = StreamingTranscription(
             decoder: WindowDecoder(model: model), language: language, configuration: .init(
                 options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, trimKeepSeconds: trimKeepSeconds, holdbackSeconds: holdbackSeconds,
-                policy: policy, encoderPaddingSeconds: encoderPaddingSeconds, encoderReuse: encoderReuse))
+                policy: policy, encoderWindow: encoderWindow))
         let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         var events: [Event] = []
         var position = 0

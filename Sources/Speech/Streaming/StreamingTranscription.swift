@@ -86,11 +86,8 @@ final class StreamingTranscription {
         var barelyHeardSeconds: Double = 0.3
         /// When words become final.
         var policy: StreamingPolicy = .localAgreement
-        /// Seconds of padding after the buffer's audio in the encoder's window, which is then shorter than Whisper's
-        /// 30 s and cheaper in proportion; nil encodes the full 30 s.
-        var encoderPaddingSeconds: Double? = nil
-        /// How much of the encoder's window each decode computes (`LiveEncoder`); nil encodes the full 30 s each time.
-        var encoderReuse: EncoderReuse? = .live
+        /// How each decode encodes its audio (`LiveEncoder`).
+        var encoderWindow: LiveEncoderWindow = .live
         /// Seconds of new audio that start an update (`scripts/live-bench` chose it: see docs/streaming.md).
         static let cadenceSeconds = 0.5
         /// Beam width of live decodes: on the bundled recordings, beam 3 brought the final text within 0.9 WER points
