@@ -78,6 +78,38 @@ struct WindowDecoderTests {
         #expect(paddingDifference > 0)
     }
 
+    @Test("a window that reuses a kept encode takes the decoder's cross-attention of the kept positions from the kept encode's decode, with the same result",
+          arguments: [ComputeType.int8, .float32])
+    func crossAttentionReuse(computeType: ComputeType) throws {
+        let model = computeType == .float32 ? try Fixtures.model("tiny.en") : try WhisperModel(folder: Fixtures.modelFolder("tiny.en"), computeType: .int8)
+        let decoder = WindowDecoder(model: model)
+        let samples = try Fixtures.samples("two_cities.wav")
+        let kept = try decoder.encodeForReuse(Array(samples.prefix(6 * 16_000)))
+        var options = Self.options
+        options.wordTimestamps = true
+        // The kept encode's own decode fills the store; the grown window's decode reuses it.
+        #expect(!kept.crossAttention.isFilled)
+        _ = try decoder.decode(kept.window, request: Self.request(), options: options)
+        #expect(kept.crossAttention.isFilled)
+        let reused = try decoder.encode(Array(samples.prefix(10 * 16_000)), computing: 4..<11, reusing: kept)
+        #expect(reused.crossAttentionReuse?.fresh == 200..<550)
+        var projectedAgain = reused
+        projectedAgain.crossAttentionReuse = nil
+        let withReuse = try decoder.decode(reused, request: Self.request(), options: options)
+        let without = try decoder.decode(projectedAgain, request: Self.request(), options: options)
+        #expect(!withReuse.tokens.isEmpty)
+        #expect(withReuse.tokens == without.tokens)
+        let words = withReuse.segments.flatMap { $0.words ?? [] }, wordsWithout = without.segments.flatMap { $0.words ?? [] }
+        try #require(words.count == wordsWithout.count && words.count > 10)
+        for (a, b) in zip(words, wordsWithout) {
+            #expect(a.word == b.word && a.start == b.start && a.end == b.end)
+            // int8: each position's projection is an exact integer sum, the same bits alone or among all positions.
+            // float32: BLAS may block 350 rows differently from 1,500, changing the last bits of a sum.
+            let tolerance = computeType == .int8 ? 0 : 1e-5
+            #expect(abs(a.probability - b.probability) <= tolerance, "\(a.word): \(a.probability) vs \(b.probability)")
+        }
+    }
+
     @Test("an aligned prefix that is not scored keeps the new words' times and probabilities, and its own words count as certain")
     func unscoredPrefix() throws {
         let decoder = WindowDecoder(model: try Fixtures.model("tiny.en"))

@@ -67,9 +67,11 @@ public struct WindowDecoder: Sendable {
         let (mel, contentFrames) = try windowMel(samples)
         return compute.run {
             let memory = Encoder.encodeRecording(mel, frames: WhisperTime.windowFrames, weights: model.encoder)
-            let window = EncodedWindow(
+            let crossAttention = CrossAttentionStore()
+            var window = EncodedWindow(
                 output: memory.output, contentFrames: contentFrames, positions: memory.positions, model: model)
-            return ReusableEncoding(window: window, memory: memory)
+            window.crossAttentionReuse = CrossAttentionReuse(store: crossAttention, fresh: 0..<memory.positions)
+            return ReusableEncoding(window: window, memory: memory, crossAttention: crossAttention)
         }
     }
 
@@ -88,8 +90,10 @@ public struct WindowDecoder: Sendable {
         return compute.run {
             let output = Encoder.encode(
                 mel, frames: WhisperTime.windowFrames, weights: model.encoder, fresh: fresh, reusing: earlier.memory)
-            return EncodedWindow(
+            var window = EncodedWindow(
                 output: output, contentFrames: contentFrames, positions: earlier.memory.positions, model: model)
+            window.crossAttentionReuse = CrossAttentionReuse(store: earlier.crossAttention, fresh: fresh)
+            return window
         }
     }
 
@@ -179,7 +183,7 @@ public struct WindowDecoder: Sendable {
             withoutTimestamps: options.withoutTimestamps)
         let state = DecoderState(
             weights: model.decoder, encoderOutput: window.output, audioLength: window.positions,
-            beamCapacity: max(options.beamSize, options.bestOf))
+            beamCapacity: max(options.beamSize, options.bestOf), reuse: window.crossAttentionReuse)
         let search = Search(model: model, state: state, filters: filters)
         let decoded = Fallback.decode(search: search, prompt: prompt, options: options, generator: &generator)
         let segmentSize = window.contentFrames
@@ -240,6 +244,9 @@ public struct EncodedWindow: @unchecked Sendable {
     let positions: Int
     /// The model whose encoder made it.
     let model: WhisperModel
+    /// For a window of `WindowDecoder.encodeForReuse` or `encode(_:computing:reusing:)`: where the decoder's
+    /// cross-attention keys and values of the full encode are kept, and which positions differ from it.
+    var crossAttentionReuse: CrossAttentionReuse?
 
     /// Seconds of real audio in the window.
     public var duration: Double { WhisperTime.seconds(frame: contentFrames) }
@@ -251,6 +258,8 @@ public struct ReusableEncoding: Sendable {
     /// The encoded window, as `WindowDecoder.encode(_:)` returns it.
     public let window: EncodedWindow
     let memory: EncoderMemory
+    /// The decoder's cross-attention keys and values of `window`, kept by its first decode for the later encodes.
+    let crossAttention: CrossAttentionStore
 }
 
 /// What to decode a window with besides `DecodingOptions`.

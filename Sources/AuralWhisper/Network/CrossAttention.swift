@@ -45,6 +45,60 @@ struct CrossAttention {
         elements = halfPrecision ? .half(keys: Self.half(keys), values: Self.half(values)) : .float(keys: keys, values: values)
     }
 
+    /// A decoder layer's attention over `encoderOutput`; the int8 compute type keeps the keys and values in float16.
+    init(layer: DecoderWeights.Layer, weights: DecoderWeights, encoderOutput: Tensor, audioLength: Int) {
+        self.init(
+            encoderOutput: encoderOutput, projection: layer.crossKV, audioLength: audioLength, heads: weights.heads,
+            halfPrecision: layer.crossKV.int8 != nil)
+    }
+
+    /// `base` with the keys and values of the positions `fresh` projected again from `encoderOutput`, whose other
+    /// positions hold what `base` was projected from. The projection treats each position alone, so this equals
+    /// projecting all of `encoderOutput` (bit for bit with int8 weights, whose sums are exact integers).
+    init(updating base: CrossAttention, positions fresh: Range<Int>, encoderOutput: Tensor, projection: Linear) {
+        let width = projection.inFeatures
+        audioLength = base.audioLength
+        heads = base.heads
+        headWidth = base.headWidth
+        let fresh = fresh.clamped(to: 0..<base.audioLength)
+        let projected = Tensor(count: max(1, fresh.count) * 2 * width)
+        if !fresh.isEmpty {
+            projection.apply(encoderOutput.pointer + fresh.lowerBound * width, rows: fresh.count, into: projected.pointer)
+        }
+        switch base.elements {
+        case .float(let baseKeys, let baseValues):
+            let keys = Tensor(copying: baseKeys)
+            let values = Tensor(copying: baseValues)
+            Self.place(projected, positions: fresh, width: width, keys: keys.pointer, values: values.pointer, base: base)
+            elements = .float(keys: keys, values: values)
+        case .half(let baseKeys, let baseValues):
+            let keys = Storage<UInt16>(copying: baseKeys)
+            let values = Storage<UInt16>(copying: baseValues)
+            let halves = Storage<UInt16>(count: projected.count)
+            KernelSet.active.table.pointee.float_to_half(projected.pointer, projected.count, halves.pointer)
+            Self.place(halves, positions: fresh, width: width, keys: keys.pointer, values: values.pointer, base: base)
+            elements = .half(keys: keys, values: values)
+        }
+    }
+
+    /// Writes rows of projected keys and values [fresh.count × 2·width] into the per-head layout at `fresh`.
+    private static func place<Element>(
+        _ projected: Storage<Element>, positions fresh: Range<Int>, width: Int, keys: UnsafeMutablePointer<Element>,
+        values: UnsafeMutablePointer<Element>, base: CrossAttention
+    ) {
+        let length = base.audioLength
+        let headWidth = base.headWidth
+        for h in 0..<base.heads {
+            let headKeys = keys + h * headWidth * length
+            let headValues = values + h * length * headWidth
+            for (row, t) in fresh.enumerated() {
+                let source = projected.pointer + row * 2 * width + h * headWidth
+                for c in 0..<headWidth { headKeys[c * length + t] = source[c] }
+                (headValues + t * headWidth).update(from: source + width, count: headWidth)
+            }
+        }
+    }
+
     private static func half(_ x: Tensor, kernels: KernelSet = .active) -> Storage<UInt16> {
         let half = Storage<UInt16>(count: x.count)
         kernels.table.pointee.float_to_half(x.pointer, x.count, half.pointer)

@@ -81,17 +81,20 @@ final class DecoderState {
     /// The beams `reorder` saves before overwriting them, kept across steps.
     private var reorderScratch = Tensor(count: 0)
 
-    /// Projects the encoder output [audioLength × d] to every layer's cross-attention keys and values.
-    init(weights: DecoderWeights, encoderOutput: Tensor, audioLength: Int, beamCapacity: Int = 1) {
+    /// Projects the encoder output [audioLength × d] to every layer's cross-attention keys and values; with
+    /// `reuse`, only the positions that differ from a kept full encode's (`CrossAttentionStore`).
+    init(weights: DecoderWeights, encoderOutput: Tensor, audioLength: Int, beamCapacity: Int = 1, reuse: CrossAttentionReuse? = nil) {
         self.weights = weights
         self.audioLength = audioLength
         self.beamCapacity = max(1, beamCapacity)
         let d = weights.width
-        // The int8 compute type keeps the audio's keys and values in float16 (see `CrossAttention`).
-        crossAttention = weights.layers.map {
-            CrossAttention(
-                encoderOutput: encoderOutput, projection: $0.crossKV, audioLength: audioLength, heads: weights.heads,
-                halfPrecision: $0.crossKV.int8 != nil)
+        if let reuse {
+            crossAttention = reuse.store.attention(
+                weights: weights, encoderOutput: encoderOutput, audioLength: audioLength, fresh: reuse.fresh)
+        } else {
+            crossAttention = weights.layers.map {
+                CrossAttention(layer: $0, weights: weights, encoderOutput: encoderOutput, audioLength: audioLength)
+            }
         }
         let cacheSize = self.beamCapacity * weights.textContext * d
         selfKeys = weights.layers.map { _ in Tensor(count: cacheSize) }
