@@ -31,11 +31,17 @@ final class AnalysisPipeline: Sendable {
         onFinalized: @escaping @Sendable (CMTime) -> Void
     ) async throws -> AnalysisPipeline {
         var models: [LoadedTranscriberModel] = []
+        var admitted = 0
         do {
             for transcriber in modules.transcribers { models.append(try await ModelAssets.load(transcriber.settings, retention: retention)) }
             let vad = try modules.detector.map { _ in try loadVoiceActivityModel(modules) }
             let prompt = AnalysisContext.initialPrompt(from: context.contextualStrings)
             let finalized = FinalizationTimes(count: models.count)
+            // Each transcription counts in the machine's live load, which refuses it when full (before any thread starts).
+            for _ in models {
+                try LiveLoad.shared.admit()
+                admitted += 1
+            }
             var workers: [InferenceThread] = []
             for (index, (transcriber, loaded)) in zip(modules.transcribers, models).enumerated() {
                 let delivery = ResultDelivery(
@@ -57,8 +63,8 @@ final class AnalysisPipeline: Sendable {
                     if let earliest = finalized.set(delivery.deliver(update), at: index) { onFinalized(earliest) }
                 }
                 workers.append(InferenceThread(
-                    transcription: transcription, cadence: StreamingTranscription.Configuration.cadenceSeconds, gate: gate,
-                    reportSpans: spans, deliver: deliver))
+                    transcription: transcription, cadence: StreamingTranscription.Configuration.cadenceSeconds,
+                    load: .shared, gate: gate, reportSpans: spans, deliver: deliver))
             }
             if workers.isEmpty, let detector = modules.detector, let vad {
                 let gate = VoiceActivityGate(vad: vad, options: detector.detectionOptions)
@@ -68,6 +74,7 @@ final class AnalysisPipeline: Sendable {
             }
             return AnalysisPipeline(workers: workers, models: models)
         } catch {
+            for _ in 0..<admitted { LiveLoad.shared.leave() }
             for model in models { await model.release() }
             throw error
         }

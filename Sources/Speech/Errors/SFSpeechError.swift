@@ -24,7 +24,8 @@ public struct SFSpeechError: Error, LocalizedError, CustomNSError, Hashable, Sen
         case moduleOutputFailed
         /// No model supports the locale.
         case cannotAllocateUnsupportedLocale
-        /// The machine lacks what the request needs (memory, or a module this framework cannot run).
+        /// The machine lacks what the request needs (memory, a module this framework cannot run, or cores: the live
+        /// analyses running already use every core, see `SpeechAnalyzer`).
         case insufficientResources
     }
 
@@ -81,7 +82,8 @@ public struct SFSpeechError: Error, LocalizedError, CustomNSError, Hashable, Sen
         case .incompatibleAudioFormats: "Use modules that share a format."
         case .moduleOutputFailed: "Check the module's configuration and try again."
         case .cannotAllocateUnsupportedLocale: "Choose a locale from SpeechTranscriber.supportedLocales."
-        case .insufficientResources: "Use this framework's modules (SpeechTranscriber, DictationTranscriber, SpeechDetector), or free memory."
+        case .insufficientResources:
+            "Use this framework's modules (SpeechTranscriber, DictationTranscriber, SpeechDetector) and free memory; when live analyses fill the cores, finish one or try again in a few seconds."
         }
     }
 }

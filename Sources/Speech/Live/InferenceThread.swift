@@ -2,12 +2,16 @@ import AuralWhisper
 import Foundation
 
 /// Runs a `StreamingTranscription` on a thread of its own, so decodes never block Swift's cooperative pool or the
-/// main actor. Audio is appended from any thread; an update starts whenever `cadence` seconds of new audio wait, and
-/// takes all the audio that arrived during the previous one (no queue builds up behind a slow decode).
+/// main actor. Audio is appended from any thread; an update starts whenever a cadence of new audio waits, and takes
+/// all the audio that arrived during the previous one (no queue builds up behind a slow decode). The cadence
+/// lengthens while updates take long (`AdaptiveCadence`, `LiveLoad`).
 final class InferenceThread: @unchecked Sendable {
     /// The live transcription, or nil for voice activity detection alone.
     private let transcription: StreamingTranscription?
-    private let cadence: Double
+    /// Read and written by the inference thread only.
+    private var cadence: AdaptiveCadence
+    /// The load this thread counts in, left when the thread ends; nil when not counted (voice detection alone).
+    private let load: LiveLoad?
     private let deliver: @Sendable (StreamingTranscription.Update) -> Void
     /// Voice activation: only the speech it lets through is decoded.
     private let gate: VoiceActivityGate?
@@ -26,17 +30,20 @@ final class InferenceThread: @unchecked Sendable {
     private var failure: (any Error)?
 
     /// - Parameters:
-    ///   - cadence: seconds of new audio that start an update.
+    ///   - cadence: seconds of new audio that start an update on an unloaded machine.
+    ///   - load: the load the caller admitted this transcription to (`LiveLoad.admit()`); the thread leaves it when
+    ///     it ends, and marks it full when its updates need more than `LiveLoad.maximumCadence`.
     ///   - deliver: called on the inference thread with each update, in order.
     ///   - gate: voice activation, or nil to decode all audio.
     ///   - reportSpans: called on the inference thread with the spans the gate settled as speech or silence.
     init(
-        transcription: StreamingTranscription?, cadence: Double, gate: VoiceActivityGate? = nil,
+        transcription: StreamingTranscription?, cadence: Double, load: LiveLoad? = nil, gate: VoiceActivityGate? = nil,
         reportSpans: @escaping @Sendable ([VoiceActivityGate.Span]) -> Void = { _ in },
         deliver: @escaping @Sendable (StreamingTranscription.Update) -> Void
     ) {
         self.transcription = transcription
-        self.cadence = cadence
+        self.cadence = AdaptiveCadence(base: cadence)
+        self.load = load
         self.gate = gate
         self.reportSpans = reportSpans
         self.deliver = deliver
@@ -113,7 +120,7 @@ final class InferenceThread: @unchecked Sendable {
         while true {
             condition.lock()
             while !cancelled && !finishing && !flushRequested
-                && Double(incoming.count) / Double(WhisperTime.sampleRate) + (transcription?.undecodedSeconds ?? 0) < cadence
+                && Double(incoming.count) / Double(WhisperTime.sampleRate) + (transcription?.undecodedSeconds ?? 0) < cadence.seconds
             {
                 condition.wait()
             }
@@ -132,7 +139,10 @@ final class InferenceThread: @unchecked Sendable {
             if stop { break }
 
             do {
+                let started = DispatchTime.now().uptimeNanoseconds
                 try analyse(samples, final: final)
+                let seconds = Double(DispatchTime.now().uptimeNanoseconds - started) / 1e9
+                if transcription != nil, cadence.noteUpdate(seconds: seconds) { load?.noteFull() }
             } catch {
                 condition.withLock { failure = error }
                 break
@@ -140,6 +150,7 @@ final class InferenceThread: @unchecked Sendable {
             for waiter in waiters { waiter.resume() }
             if ending { break }
         }
+        load?.leave()
         condition.lock()
         finished = true
         let waiters = flushWaiters + finishWaiters
