@@ -8,11 +8,14 @@ import Foundation
 import Speech
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--trim-keep SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--encoder-reuse CONTEXT|all,PADDING,REFRESH|off] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime [--sessions N]] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--trim-keep SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--encoder-reuse CONTEXT|all,PADDING,REFRESH|off] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
         the default input; times are wall-clock
+      --sessions N: with --realtime, N sessions transcribe the virtual microphone at once (one loaded model); a row
+        per session, each with its own latencies and WER, and cpu the process's CPU divided by N; a session the
+        machine refuses (too busy: SFSpeechError insufficientResources) is reported as refused
       --phase SECONDS: the first update after SECONDS of audio, the rest every cadence (where real-time updates fall)
       --sweep N: replays each file N times, the first update after 0, 1/N, … (N−1)/N of a cadence, and reports the
         whole set: where real-time updates fall varies from run to run, and the mean over phases measures the policy
@@ -40,6 +43,7 @@ var phase: Double?
 var sweep = 1
 var jitter = 0.0
 var realtime = false
+var sessionCount = 1
 var computeType = AnalyzerConfiguration.default.computeType
 var manifest: String?
 var language = "en"
@@ -73,6 +77,9 @@ while !arguments.isEmpty {
     case "--sweep": sweep = max(1, Int(value()) ?? 1)
     case "--jitter": jitter = max(0, Double(value()) ?? 0)
     case "--realtime": realtime = true
+    case "--sessions":
+        guard let count = Int(value()), count >= 1 else { fail("--sessions takes a count of at least 1") }
+        sessionCount = count
     case "--manifest": manifest = value()
     case "--lang": language = value()
     case "--show": show = true
@@ -136,6 +143,7 @@ if realtime && jitter > 0 {
     FileHandle.standardError.write(Data("--jitter shifts a deterministic replay's updates: leave out --realtime\n".utf8))
     exit(64)
 }
+if sessionCount > 1 && !realtime { fail("--sessions runs sessions on the virtual microphone: add --realtime") }
 if sweep > 1 && (realtime || phase != nil) {
     FileHandle.standardError.write(Data("--sweep replays deterministically at phases of its own: leave out --realtime and --phase\n".utf8))
     exit(64)
@@ -192,40 +200,22 @@ func replay(_ samples: [Float], phase: Double?, seed: UInt64) throws -> ([Displa
     return (displays, cpuSeconds() - cpu)
 }
 
-/// The displays of a real-time session on the virtual microphone, and its CPU seconds.
+/// The displays of `sessionCount` real-time sessions on the virtual microphone (nil for one the machine refused),
+/// and the process's CPU seconds.
 @MainActor
-func live(_ url: URL) async throws -> ([Display], Double) {
-    let session = SpeechSession(
-        locale: Locale(identifier: language), reportingOptions: [.volatileResults],
-        analyzerConfiguration: AnalyzerConfiguration(computeType: computeType), model: modelName)
-    session.streamingPolicy = policy
-    if let voiceActivation { session.configureVoiceActivation(detectionOptions: .init(sensitivityLevel: voiceActivation)) }
-    let stream = session.startTranscribing()
+func live(_ url: URL) async throws -> ([[Display]?], Double) {
     let cpu = cpuSeconds()
     let started = Date()
-    let consumer = Task { @MainActor in
-        var finals = ""
-        var volatile: SpeechTranscriber.Result?
-        var displays: [Display] = []
-        for try await result in stream {
-            let time = Date().timeIntervalSince(started)
-            if result.isFinal {
-                // As `aural listen` shows it: the volatile words after the final's range stay until the next
-                // volatile result replaces them.
-                finals += String(result.text.characters)
-                let rest = volatile.map { String($0.text(startingAt: result.range.end).characters) } ?? ""
-                volatile = nil
-                displays.append(Display(time: time, finalText: finals, volatileText: rest))
-            } else {
-                volatile = result
-                displays.append(Display(time: time, finalText: finals, volatileText: String(result.text.characters)))
-            }
-            if trace, let shown = displays.last {
-                print(String(format: "%7.3f s %@ …%@ | %@", shown.time, result.isFinal ? "final   " : "volatile",
-                    String(shown.finalText.suffix(40)) as NSString, shown.volatileText as NSString))
-            }
-        }
-        return displays
+    var sessions: [SpeechSession] = []
+    var consumers: [Task<[Display]?, any Error>] = []
+    for index in 0..<sessionCount {
+        let session = SpeechSession(
+            locale: Locale(identifier: language), reportingOptions: [.volatileResults],
+            analyzerConfiguration: AnalyzerConfiguration(computeType: computeType), model: modelName)
+        session.streamingPolicy = policy
+        if let voiceActivation { session.configureVoiceActivation(detectionOptions: .init(sensitivityLevel: voiceActivation)) }
+        sessions.append(session)
+        consumers.append(consume(session.startTranscribing(), started: started, traced: trace && index == 0))
     }
     try await Task.sleep(for: .milliseconds(300))
     let player = Process()
@@ -235,11 +225,50 @@ func live(_ url: URL) async throws -> ([Display], Double) {
     try player.run()
     while player.isRunning { try await Task.sleep(for: .milliseconds(50)) }
     try await Task.sleep(for: .seconds(1.5))
-    await session.stopTranscribing()
-    var displays = try await consumer.value
+    for session in sessions { await session.stopTranscribing() }
     let offset = playStart.timeIntervalSince(started)
-    for index in displays.indices { displays[index].time -= offset }
-    return (displays, cpuSeconds() - cpu)
+    var results: [[Display]?] = []
+    for consumer in consumers {
+        results.append(try await consumer.value.map { displays in
+            displays.map { Display(time: $0.time - offset, finalText: $0.finalText, volatileText: $0.volatileText) }
+        })
+    }
+    return (results, cpuSeconds() - cpu)
+}
+
+/// What a session's consumer shows, timed from `started`; nil when the session was refused for want of cores.
+@MainActor
+func consume(_ stream: AsyncThrowingStream<SpeechTranscriber.Result, any Error>, started: Date, traced: Bool) -> Task<[Display]?, any Error> {
+    Task { @MainActor in
+        var finals = ""
+        var volatile: SpeechTranscriber.Result?
+        var displays: [Display] = []
+        do {
+            for try await result in stream {
+                let time = Date().timeIntervalSince(started)
+                if result.isFinal {
+                    // As `aural listen` shows it: the volatile words after the final's range stay until the next
+                    // volatile result replaces them.
+                    finals += String(result.text.characters)
+                    let rest = volatile.map { String($0.text(startingAt: result.range.end).characters) } ?? ""
+                    volatile = nil
+                    displays.append(Display(time: time, finalText: finals, volatileText: rest))
+                } else {
+                    volatile = result
+                    displays.append(Display(time: time, finalText: finals, volatileText: String(result.text.characters)))
+                }
+                if traced, let shown = displays.last {
+                    print(String(format: "%7.3f s %@ …%@ | %@", shown.time, result.isFinal ? "final   " : "volatile",
+                        String(shown.finalText.suffix(40)) as NSString, shown.volatileText as NSString))
+                }
+            }
+        } catch let error as SpeechSessionError {
+            print("session refused or failed: \(error.localizedDescription)")
+            if displays.isEmpty { return nil }
+            throw error
+        }
+        return displays
+    }
 }
 
 /// One row of the table: a replay, or the whole set ("overall"); `cpu` is CPU seconds per audio second.
@@ -265,19 +294,30 @@ for item in items {
     let fileText = offline.segments.map(\.text).joined()
     let referenceWords = offline.segments.flatMap { $0.words ?? [] }.map { (word: $0.word, end: $0.end) }
     for (index, phase) in phases.enumerated() {
-        let (displays, cpu) = realtime ? try await live(item.url) : try replay(samples, phase: phase, seed: UInt64(index))
-        let report = LatencyReport(displays: displays, reference: referenceWords, referenceText: item.reference ?? fileText, fileText: fileText)
-        reports.append(report)
-        if show {
-            print("live: " + (displays.last?.finalText ?? ""))
-            print("file: " + fileText)
+        let (runs, cpu): ([[Display]?], Double)
+        if realtime { (runs, cpu) = try await live(item.url) } else {
+            let (displays, replayCPU) = try replay(samples, phase: phase, seed: UInt64(index))
+            (runs, cpu) = ([displays], replayCPU)
         }
-        totalAudio += duration
         totalCPU += cpu
-        let name = sweep == 1 ? item.name : String(item.name.prefix(22)) + String(format: " @%.2f", phase ?? 0)
-        printRow(
-            name, seconds: duration, werDelta: report.liveWER - report.fileWER, report: report.figures,
-            flicker: report.normalizedErasure, cpu: cpu / (realtime ? duration + 1.8 : duration))
+        for (session, displays) in runs.enumerated() {
+            var name = sweep == 1 ? item.name : String(item.name.prefix(22)) + String(format: " @%.2f", phase ?? 0)
+            if runs.count > 1 { name = String(name.prefix(24)) + " #\(session + 1)" }
+            guard let displays else {
+                print(name.padding(toLength: 28, withPad: " ", startingAt: 0) + " refused: the machine was full")
+                continue
+            }
+            let report = LatencyReport(displays: displays, reference: referenceWords, referenceText: item.reference ?? fileText, fileText: fileText)
+            reports.append(report)
+            if show {
+                print("live: " + (displays.last?.finalText ?? ""))
+                print("file: " + fileText)
+            }
+            totalAudio += duration
+            printRow(
+                name, seconds: duration, werDelta: report.liveWER - report.fileWER, report: report.figures,
+                flicker: report.normalizedErasure, cpu: cpu / Double(runs.count) / (realtime ? duration + 1.8 : duration))
+        }
     }
 }
 let erased = reports.map(\.erasedWords).reduce(0, +)
@@ -288,6 +328,6 @@ printRow(
     "overall", seconds: totalAudio, werDelta: liveWER - fileWER,
     report: LatencyReport.Figures(
         firstAppearance: reports.flatMap(\.firstAppearance), stable: reports.flatMap(\.stable), phraseFinal: reports.flatMap(\.phraseFinal)),
-    flicker: words == 0 ? 0 : Double(erased) / Double(words), cpu: totalCPU / totalAudio)
+    flicker: words == 0 ? 0 : Double(erased) / Double(words), cpu: totalCPU / max(totalAudio, 1e-9))
 print("latencies in seconds from each word's end (offline word timestamps): first shown, stable (shown as it ends up, never changed after), and a phrase's final after its last word; ΔWER = live final WER − file WER, mean over files\(sweep > 1 ? " and phases" : "");")
-print("cpu = CPU seconds / audio seconds (100% = one core busy)")
+print("cpu = CPU seconds / audio seconds (100% = one core busy)\(sessionCount > 1 ? ", per session: the process's divided by \(sessionCount)" : "")")
