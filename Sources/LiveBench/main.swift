@@ -8,7 +8,7 @@ import Foundation
 import Speech
 
 let usage = """
-    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime [--sessions N]] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--trim-keep SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--encoder-reuse CONTEXT|all,PADDING,REFRESH|off] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
+    usage: aural-live-bench [--model NAME] [--cadence SECONDS] [--phase SECONDS | --sweep N] [--jitter SECONDS] [--realtime [--sessions N]] [--manifest FILE.jsonl [--lang CODE]] [--buffer SECONDS] [--trim-keep SECONDS] [--holdback SECONDS] [--beam N] [--aligned MARGIN] [--encoder-pad SECONDS] [--encoder-reuse CONTEXT|all,PADDING,REFRESH|off] [--substitution-context N|off] [--vad low|medium|high] [--compute-type float32|int8|auto] [--show] [--trace] [FILE...]
       deterministic (default): 0.5 s chunks appended one by one, each followed by an update; a word's time on screen is
         the audio received plus that update's measured compute time (the same text on every run)
       --realtime: each file is played into the virtual microphone of scripts/with-pulse and a SpeechSession transcribes
@@ -25,6 +25,8 @@ let usage = """
       --buffer SECONDS: audio re-decoded before a trim (default 15); --trim-keep SECONDS: audio a trim keeps before the
         received end, cut at a committed sentence's end where one fits (default 6; 0 cuts at the committed word before
         the last) (both deterministic replay only)
+      --substitution-context N|off: agreeing words after a one- or two-word substitution that settle it (default 3;
+        off: every word waits for two decodes that agree) (deterministic replay only)
       --aligned MARGIN: commit words the alignment ends MARGIN seconds before the audio's end (default: LocalAgreement-2)
       --show: print each file's live and file text
       --trace: print every update (replay: audio time, new finals with their times and confidence, volatile words; real time: each display)
@@ -54,6 +56,7 @@ var trimKeep = 6.0
 var holdback = 0.0
 var beam = 3
 var encoderWindow = LiveEncoderWindow.live
+var substitutionContext = LiveReplay.liveSubstitutionContextWords
 var voiceActivation: SpeechDetector.SensitivityLevel?
 var policy = StreamingPolicy.localAgreement
 var items: [Item] = []
@@ -87,6 +90,12 @@ while !arguments.isEmpty {
     case "--buffer": buffer = Double(value()) ?? buffer
     case "--trim-keep": trimKeep = Double(value()) ?? trimKeep
     case "--holdback": holdback = Double(value()) ?? holdback
+    case "--substitution-context":
+        let text = value()
+        if text == "off" { substitutionContext = nil } else {
+            guard let count = Int(text), count >= 1 else { fail("--substitution-context takes a word count of at least 1, or off") }
+            substitutionContext = count
+        }
     case "--beam": beam = Int(value()) ?? beam
     case "--encoder-pad":
         guard let padding = Double(value()) else { fail("--encoder-pad takes seconds") }
@@ -172,7 +181,7 @@ func replay(_ samples: [Float], phase: Double?, seed: UInt64) throws -> ([Displa
     let cpu = cpuSeconds()
     let events = try LiveReplay(
         model: model, cadence: cadence, phase: phase, jitter: jitter, seed: seed, maxBufferSeconds: buffer, trimKeepSeconds: trimKeep, holdbackSeconds: holdback, policy: policy,
-        encoderWindow: encoderWindow, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: LiveReplay.liveOptions(language: language, beamSize: beam)).run(samples)
+        encoderWindow: encoderWindow, substitutionContextWords: substitutionContext, voiceActivation: voiceActivation.map { .init(sensitivityLevel: $0) }, options: LiveReplay.liveOptions(language: language, beamSize: beam)).run(samples)
     var finals = ""
     var displays: [Display] = []
     if show {

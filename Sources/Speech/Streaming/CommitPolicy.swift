@@ -15,12 +15,13 @@ import Foundation
 struct CommitPolicy: Sendable {
     /// The thresholds (`StreamingTranscription.Configuration`, one place for each setting).
     let configuration: StreamingTranscription.Configuration
-    private var agreement = LocalAgreement()
+    private var agreement: LocalAgreement
     /// Session audio (seconds) received when the last decode that went through `decide` started.
     private var lastDecodeAudioTime = 0.0
 
     init(configuration: StreamingTranscription.Configuration) {
         self.configuration = configuration
+        agreement = LocalAgreement(substitutionContext: configuration.substitutionContextWords)
     }
 
     /// What a decode decided: the words that become final, the volatile words after them, and how many of those are

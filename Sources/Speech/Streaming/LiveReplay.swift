@@ -59,15 +59,20 @@ package struct LiveReplay: Sendable {
     package let policy: StreamingPolicy
     /// How each decode encodes its audio.
     package let encoderWindow: LiveEncoderWindow
+    /// Agreeing words that settle a substitution (`Configuration.substitutionContextWords`), nil for none.
+    package let substitutionContextWords: Int?
     /// Voice activation as a session with `configureVoiceActivation` runs it (Silero VAD from the model cache), or nil.
     package let voiceActivation: SpeechDetector.DetectionOptions?
 
     package init(
         model: WhisperModel, cadence: Double = 0.5, phase: Double? = nil, jitter: Double = 0, seed: UInt64 = 0, maxBufferSeconds: Double = 15, trimKeepSeconds: Double = 6, holdbackSeconds: Double = 0,
         policy: StreamingPolicy = .localAgreement,
-        encoderWindow: LiveEncoderWindow = .live, voiceActivation: SpeechDetector.DetectionOptions? = nil,
+        encoderWindow: LiveEncoderWindow = .live,
+        substitutionContextWords: Int? = LiveReplay.liveSubstitutionContextWords,
+        voiceActivation: SpeechDetector.DetectionOptions? = nil,
         options: DecodingOptions = LiveReplay.liveOptions(language: "en")
     ) {
+        self.substitutionContextWords = substitutionContextWords
         self.voiceActivation = voiceActivation
         self.encoderWindow = encoderWindow
         self.holdbackSeconds = holdbackSeconds
@@ -81,6 +86,9 @@ package struct LiveReplay: Sendable {
         self.trimKeepSeconds = trimKeepSeconds
         self.options = options
     }
+
+    /// The substitution context of the live configuration (`StreamingTranscription.Configuration`).
+    package static let liveSubstitutionContextWords = StreamingTranscription.Configuration.live(language: "en").substitutionContextWords
 
     /// The decoding options of the live configuration that analyzers run (`StreamingTranscription.Configuration.live`),
     /// for `language`, with another beam width when given.
@@ -96,7 +104,7 @@ package struct LiveReplay: Sendable {
         let transcription = StreamingTranscription(
             decoder: WindowDecoder(model: model), language: language, configuration: .init(
                 options: options, contextPrompt: nil, maxBufferSeconds: maxBufferSeconds, trimKeepSeconds: trimKeepSeconds, holdbackSeconds: holdbackSeconds,
-                policy: policy, encoderWindow: encoderWindow))
+                substitutionContextWords: substitutionContextWords, policy: policy, encoderWindow: encoderWindow))
         let chunk = max(1, Int(cadence * Double(WhisperTime.sampleRate)))
         var events: [Event] = []
         var position = 0

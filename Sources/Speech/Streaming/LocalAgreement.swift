@@ -3,29 +3,81 @@ import Foundation
 /// The commit rule of whisper_streaming (Macháček et al. 2023, `HypothesisBuffer.flush`): a word becomes final once
 /// two consecutive decodes of the growing buffer agree on it and on every word before it.
 ///
+/// With `substitutionContext`, a disagreement that is only one or two words spelled differently in the same place
+/// ("bestant" / "present", "You" / "We", "in credulity" / "incredulity", "so." / "so"), followed by that many words
+/// both decodes say alike (whatever their case and punctuation), is settled in favour of the later decode, which
+/// heard more: the words after it no longer wait for the spellings to settle, which on continuous speech they could
+/// fail to do for seconds, the volatile text flipping at every update.
+///
 /// The policy sees only hypotheses, the words each decode found after the text already committed, so it is tested
 /// without a model. Words compare by their text with surrounding spaces removed; case and punctuation count, so
 /// "Hello," and "Hello." do not agree. It also counts how many consecutive decodes have shown each word, for a caller
 /// that asks more than two of some words.
 struct LocalAgreement: Sendable {
+    /// Agreeing words that must follow a substitution for it to be settled; nil settles none.
+    let substitutionContext: Int?
     /// The words of the last hypothesis that were not committed, which the next hypothesis must repeat.
     private(set) var previous: [TimedWord] = []
     /// For each word of the last hypothesis, how many consecutive decodes have shown it (1: only that one).
     /// `previous` is always its end, so the counts of `previous` are its last `previous.count`.
     private var lastAgreements: [Int] = []
 
-    /// Commits the longest common prefix of `hypothesis` and the previous hypothesis, and keeps the rest for the
-    /// next comparison. Times and confidences come from `hypothesis`, the later decode. `agreements` gives, for each
-    /// committed word, how many consecutive decodes have shown it (2 or more).
+    /// The agreement count a settled substitution's words get: as many as a word three decodes agreed on, since
+    /// waiting did not settle them.
+    static let settledAgreements = 3
+    /// The most seconds apart the two spellings of a substitution may start, and end.
+    static let substitutionSlackSeconds = 0.3
+
+    init(substitutionContext: Int? = nil) {
+        self.substitutionContext = substitutionContext
+    }
+
+    /// Commits the longest common prefix of `hypothesis` and the previous hypothesis (through settled substitutions),
+    /// and keeps the rest for the next comparison. Times and confidences come from `hypothesis`, the later decode.
+    /// `agreements` gives, for each committed word, how many consecutive decodes have shown it (2 or more).
     mutating func agree(on hypothesis: [TimedWord]) -> (committed: [TimedWord], pending: [TimedWord], agreements: [Int]) {
-        var count = 0
-        while count < hypothesis.count, count < previous.count, Self.same(hypothesis[count], previous[count]) { count += 1 }
-        let committed = Array(hypothesis[..<count])
-        let pending = Array(hypothesis[count...])
-        let agreements = lastAgreements.suffix(previous.count).prefix(count).map { $0 + 1 }
+        let previousCounts = Array(lastAgreements.suffix(previous.count))
+        var agreements: [Int] = []
+        var h = 0, p = 0
+        while h < hypothesis.count, p < previous.count {
+            if Self.same(hypothesis[h], previous[p]) {
+                agreements.append(previousCounts[p] + 1)
+                h += 1
+                p += 1
+            } else if let (taken, replaced) = substitution(in: hypothesis, at: h, previousAt: p) {
+                agreements += [Int](repeating: Self.settledAgreements, count: taken)
+                h += taken
+                p += replaced
+            } else {
+                break
+            }
+        }
+        let committed = Array(hypothesis[..<h])
+        let pending = Array(hypothesis[h...])
         lastAgreements = agreements + [Int](repeating: 1, count: pending.count)
         previous = pending
         return (committed, pending, agreements)
+    }
+
+    /// Where `hypothesis` from `h` and `previous` from `p` disagree: the shortest substitution of one or two words
+    /// by one or two, in the same place (starts and ends within `substitutionSlackSeconds`), followed by
+    /// `substitutionContext` words that agree, as (words of `hypothesis`, words of `previous`); nil when there is none.
+    private func substitution(in hypothesis: [TimedWord], at h: Int, previousAt p: Int) -> (Int, Int)? {
+        guard let context = substitutionContext else { return nil }
+        for span in 2...4 {
+            for taken in 1...2 {
+                let replaced = span - taken
+                guard (1...2).contains(replaced), h + taken + context <= hypothesis.count,
+                      p + replaced + context <= previous.count else { continue }
+                let samePlace = abs(hypothesis[h].start - previous[p].start) <= Self.substitutionSlackSeconds
+                    && abs(hypothesis[h + taken - 1].end - previous[p + replaced - 1].end) <= Self.substitutionSlackSeconds
+                let followed = (0..<context).allSatisfy {
+                    Self.sameSpoken(hypothesis[h + taken + $0], previous[p + replaced + $0])
+                }
+                if samePlace && followed { return (taken, replaced) }
+            }
+        }
+        return nil
     }
 
     /// Makes `words`, the end of the last hypothesis, the pending words again (agreed words the caller chose not to
@@ -40,5 +92,12 @@ struct LocalAgreement: Sendable {
 
     static func same(_ a: TimedWord, _ b: TimedWord) -> Bool {
         a.text.trimmingCharacters(in: .whitespaces) == b.text.trimmingCharacters(in: .whitespaces)
+    }
+
+    /// Whether two words say the same: their letters and digits, whatever the case and punctuation ("so." and "so",
+    /// "We" and "we").
+    static func sameSpoken(_ a: TimedWord, _ b: TimedWord) -> Bool {
+        func spoken(_ word: TimedWord) -> String { String(word.text.lowercased().filter { $0.isLetter || $0.isNumber }) }
+        return spoken(a) == spoken(b)
     }
 }

@@ -84,6 +84,10 @@ final class StreamingTranscription {
         var barelyHeardMinimumConfidence: Double = 0.6
         /// See `barelyHeardMinimumConfidence`.
         var barelyHeardSeconds: Double = 0.3
+        /// Words two consecutive decodes must agree on after a word or two they spell differently in the same place,
+        /// for the later spelling to become final with them (`LocalAgreement.substitutionContext`); nil waits for
+        /// the two decodes to agree on every word.
+        var substitutionContextWords: Int? = 3
         /// When words become final.
         var policy: StreamingPolicy = .localAgreement
         /// How each decode encodes its audio (`LiveEncoder`).

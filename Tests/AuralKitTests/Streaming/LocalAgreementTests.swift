@@ -25,6 +25,46 @@ struct LocalAgreementTests {
         #expect(third.pending.map(\.text) == [" the", " mat"])
     }
 
+    @Test("a word spelled differently in the same place, followed by three words both decodes say alike, takes the later spelling and commits with them")
+    func settlesASubstitution() {
+        var policy = LocalAgreement(substitutionContext: 3)
+        _ = policy.agree(on: words("like the bestant period that some of"))
+        let second = policy.agree(on: words("like the present period, that some of its"))
+        // "period" and "period," say the same; the committed words are the later decode's.
+        #expect(second.committed.map(\.text) == [" like", " the", " present", " period,", " that", " some", " of"])
+        #expect(second.pending.map(\.text) == [" its"])
+        #expect(second.agreements == [2, 2, 3, 3, 2, 2, 2])
+    }
+
+    @Test("two words for one in the same place settle as one substitution")
+    func settlesASplitWord() {
+        var policy = LocalAgreement(substitutionContext: 3)
+        let earlier = [TimedWord(text: " epoch", start: 0, end: 0.4, confidence: 0.9), TimedWord(text: " in", start: 0.4, end: 0.6, confidence: 0.5),
+                       TimedWord(text: " credulity,", start: 0.6, end: 1.2, confidence: 0.6)] + words("it was the", from: 1.3)
+        let later = [TimedWord(text: " epoch", start: 0, end: 0.4, confidence: 0.9), TimedWord(text: " incredulity,", start: 0.45, end: 1.2, confidence: 0.6)]
+            + words("it was the season", from: 1.3)
+        _ = policy.agree(on: earlier)
+        let second = policy.agree(on: later)
+        #expect(second.committed.map(\.text) == [" epoch", " incredulity,", " it", " was", " the"])
+    }
+
+    @Test("a substitution waits as LocalAgreement does when fewer than three words follow it, when it is not in the same place, or with no substitution context")
+    func unsettledSubstitutions() {
+        var short = LocalAgreement(substitutionContext: 3)
+        _ = short.agree(on: words("you had your"))
+        #expect(short.agree(on: words("he had your")).committed.isEmpty)
+        // Both decodes need the three words after it.
+        #expect(short.agree(on: words("you had your duck")).committed.isEmpty)
+
+        var moved = LocalAgreement(substitutionContext: 3)
+        _ = moved.agree(on: words("you had your duck soup"))
+        #expect(moved.agree(on: words("he had your duck soup", from: 0.5)).committed.isEmpty)
+
+        var plain = LocalAgreement()
+        _ = plain.agree(on: words("you had your duck soup"))
+        #expect(plain.agree(on: words("he had your duck soup")).committed.isEmpty)
+    }
+
     @Test("counts the consecutive decodes that showed each committed word; held-back words keep their count")
     func agreementCounts() {
         var policy = LocalAgreement()
