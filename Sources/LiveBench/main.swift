@@ -153,6 +153,8 @@ if realtime && jitter > 0 {
     exit(64)
 }
 if sessionCount > 1 && !realtime { fail("--sessions runs sessions on the virtual microphone: add --realtime") }
+// As a server would: sessions the machine cannot take are refused rather than slowing the others.
+if sessionCount > 1 { LiveLoad.shared.refusesWhenFull = true }
 if sweep > 1 && (realtime || phase != nil) {
     FileHandle.standardError.write(Data("--sweep replays deterministically at phases of its own: leave out --realtime and --phase\n".utf8))
     exit(64)

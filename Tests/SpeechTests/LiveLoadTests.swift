@@ -32,7 +32,7 @@ struct LiveLoadTests {
         #expect(cadence.seconds == LiveLoad.maximumCadence)
     }
 
-    @Test("a full machine refuses new live sessions with insufficientResources and a recovery suggestion; running ones stay counted")
+    @Test("with refusal on, a full machine refuses new live sessions with insufficientResources and a recovery suggestion; running ones stay counted")
     func admission() throws {
         let load = LiveLoad()
         try load.admit()
@@ -41,6 +41,10 @@ struct LiveLoadTests {
         #expect(!load.isFull)
         load.noteFull()
         #expect(load.isFull)
+        // Refusal is off by default: a full machine still admits.
+        try load.admit()
+        load.leave()
+        load.refusesWhenFull = true
         do {
             try load.admit()
             Issue.record("a full machine admitted a session")
