@@ -56,5 +56,10 @@ struct LiveLoadTests {
         #expect(load.sessions == 2)
         load.leave()
         #expect(load.sessions == 1)
+        #expect(load.isFull)
+        // The last session gone, the machine takes sessions again.
+        load.leave()
+        #expect(!load.isFull)
+        try load.admit()
     }
 }

@@ -62,9 +62,12 @@ package final class LiveLoad: Sendable {
         }
     }
 
-    /// Counts a session out.
+    /// Counts a session out; with none left, the machine is no longer full.
     func leave() {
-        state.withLock { $0.sessions = max(0, $0.sessions - 1) }
+        state.withLock { state in
+            state.sessions = max(0, state.sessions - 1)
+            if state.sessions == 0 { state.fullUntil = nil }
+        }
     }
 
     /// Notes that a session needed more than `maximumCadence`: new sessions are refused for `fullMemorySeconds`.
