@@ -5,8 +5,8 @@ import Foundation
 ///
 /// With `substitutionContext`, a disagreement that is only one or two words spelled differently in the same place
 /// ("bestant" / "present", "You" / "We", "in credulity" / "incredulity", "so." / "so"), followed by that many words
-/// both decodes say alike (whatever their case and punctuation), is settled in favour of the later decode, which
-/// heard more: the words after it no longer wait for the spellings to settle, which on continuous speech they could
+/// both decodes say alike (whatever their case and punctuation), is settled in favour of the surer spelling (the one
+/// whose least likely word is likelier; the later decode's, which heard more, when they tie): the words after it no longer wait for the spellings to settle, which on continuous speech they could
 /// fail to do for seconds, the volatile text flipping at every update.
 ///
 /// The policy sees only hypotheses, the words each decode found after the text already committed, so it is tested
@@ -38,21 +38,26 @@ struct LocalAgreement: Sendable {
     mutating func agree(on hypothesis: [TimedWord]) -> (committed: [TimedWord], pending: [TimedWord], agreements: [Int]) {
         let previousCounts = Array(lastAgreements.suffix(previous.count))
         var agreements: [Int] = []
+        var committed: [TimedWord] = []
         var h = 0, p = 0
         while h < hypothesis.count, p < previous.count {
             if Self.same(hypothesis[h], previous[p]) {
                 agreements.append(previousCounts[p] + 1)
+                committed.append(hypothesis[h])
                 h += 1
                 p += 1
             } else if let (taken, replaced) = substitution(in: hypothesis, at: h, previousAt: p) {
-                agreements += [Int](repeating: Self.settledAgreements, count: taken)
+                // The surer spelling (its least likely word the likelier), the later one when they tie.
+                let later = Array(hypothesis[h..<(h + taken)]), earlier = Array(previous[p..<(p + replaced)])
+                let surer = Self.leastConfidence(earlier) > Self.leastConfidence(later) ? earlier : later
+                agreements += [Int](repeating: Self.settledAgreements, count: surer.count)
+                committed += surer
                 h += taken
                 p += replaced
             } else {
                 break
             }
         }
-        let committed = Array(hypothesis[..<h])
         let pending = Array(hypothesis[h...])
         lastAgreements = agreements + [Int](repeating: 1, count: pending.count)
         previous = pending
@@ -88,6 +93,10 @@ struct LocalAgreement: Sendable {
     mutating func reset() {
         previous = []
         lastAgreements = []
+    }
+
+    private static func leastConfidence(_ words: [TimedWord]) -> Double {
+        words.map(\.confidence).min() ?? 0
     }
 
     static func same(_ a: TimedWord, _ b: TimedWord) -> Bool {

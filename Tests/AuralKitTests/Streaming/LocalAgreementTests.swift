@@ -36,6 +36,18 @@ struct LocalAgreementTests {
         #expect(second.agreements == [2, 2, 3, 3, 2, 2, 2])
     }
 
+    @Test("a settled substitution keeps the surer spelling: an unlikely later one loses to a likely earlier one")
+    func settlesOnTheSurerSpelling() {
+        var policy = LocalAgreement(substitutionContext: 3)
+        let earlier = [TimedWord(text: " Ever", start: 0, end: 0.3, confidence: 0.9), TimedWord(text: " tried.", start: 0.3, end: 0.7, confidence: 0.8)]
+            + words("ever failed no", from: 1)
+        let later = [TimedWord(text: " Evertried.", start: 0, end: 0.7, confidence: 0.3)] + words("Ever failed. No matter", from: 1)
+        _ = policy.agree(on: earlier)
+        let second = policy.agree(on: later)
+        #expect(second.committed.map(\.text).prefix(2) == [" Ever", " tried."])
+        #expect(second.agreements.prefix(2) == [3, 3])
+    }
+
     @Test("two words for one in the same place settle as one substitution")
     func settlesASplitWord() {
         var policy = LocalAgreement(substitutionContext: 3)
