@@ -30,7 +30,7 @@ final class CrossAttentionStore: @unchecked Sendable {
 }
 
 /// Where a window's cross-attention keys and values can come from: `store`, except at the positions `fresh`.
-struct CrossAttentionReuse: @unchecked Sendable {
+struct CrossAttentionReuse: Sendable {
     let store: CrossAttentionStore
     let fresh: Range<Int>
 }

@@ -15,6 +15,9 @@ struct TimedWord: Sendable, Hashable {
 }
 
 extension TimedWord {
+    /// What the word says: its letters and digits, lowercased, without spaces or punctuation ("so." and "So" give "so").
+    var spoken: String { String(text.lowercased().filter { $0.isLetter || $0.isNumber }) }
+
     /// The engine's word timing, its probability as the confidence.
     /// The word moved `seconds` later.
     func shifted(by seconds: Double) -> TimedWord {

@@ -6,8 +6,9 @@ import Foundation
 /// With `substitutionContext`, a disagreement that is only one or two words spelled differently in the same place
 /// ("bestant" / "present", "You" / "We", "in credulity" / "incredulity", "so." / "so"), followed by that many words
 /// both decodes say alike (whatever their case and punctuation), is settled in favour of the surer spelling (the one
-/// whose least likely word is likelier; the later decode's, which heard more, when they tie): the words after it no longer wait for the spellings to settle, which on continuous speech they could
-/// fail to do for seconds, the volatile text flipping at every update.
+/// whose least likely word is likelier; the later decode's, which heard more, when they tie): the words after it no
+/// longer wait for the spellings to settle, which on continuous speech they could fail to do for seconds, the
+/// volatile text flipping at every update.
 ///
 /// The policy sees only hypotheses, the words each decode found after the text already committed, so it is tested
 /// without a model. Words compare by their text with surrounding spaces removed; case and punctuation count, so
@@ -77,7 +78,7 @@ struct LocalAgreement: Sendable {
                 let samePlace = abs(hypothesis[h].start - previous[p].start) <= Self.substitutionSlackSeconds
                     && abs(hypothesis[h + taken - 1].end - previous[p + replaced - 1].end) <= Self.substitutionSlackSeconds
                 let followed = (0..<context).allSatisfy {
-                    Self.sameSpoken(hypothesis[h + taken + $0], previous[p + replaced + $0])
+                    hypothesis[h + taken + $0].spoken == previous[p + replaced + $0].spoken
                 }
                 if samePlace && followed { return (taken, replaced) }
             }
@@ -101,12 +102,5 @@ struct LocalAgreement: Sendable {
 
     static func same(_ a: TimedWord, _ b: TimedWord) -> Bool {
         a.text.trimmingCharacters(in: .whitespaces) == b.text.trimmingCharacters(in: .whitespaces)
-    }
-
-    /// Whether two words say the same: their letters and digits, whatever the case and punctuation ("so." and "so",
-    /// "We" and "we").
-    static func sameSpoken(_ a: TimedWord, _ b: TimedWord) -> Bool {
-        func spoken(_ word: TimedWord) -> String { String(word.text.lowercased().filter { $0.isLetter || $0.isNumber }) }
-        return spoken(a) == spoken(b)
     }
 }

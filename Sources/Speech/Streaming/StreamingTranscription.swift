@@ -253,7 +253,7 @@ final class StreamingTranscription {
     static func flushWords(decoded: [TimedWord], shown: [TimedWord]) -> [TimedWord] {
         if decoded.isEmpty { return shown }
         func letters(_ words: [TimedWord]) -> [String] {
-            words.map { String($0.text.lowercased().filter { $0.isLetter || $0.isNumber }) }.filter { !$0.isEmpty }
+            words.map(\.spoken).filter { !$0.isEmpty }
         }
         let decodedLetters = letters(decoded), shownLetters = letters(shown)
         return decodedLetters.count < shownLetters.count && shownLetters.starts(with: decodedLetters) ? shown : decoded
