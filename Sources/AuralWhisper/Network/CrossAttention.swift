@@ -33,15 +33,9 @@ struct CrossAttention {
         projection.apply(encoderOutput.pointer, rows: audioLength, into: projected.pointer)
         let keys = Tensor(count: audioLength * width)
         let values = Tensor(count: audioLength * width)
-        for h in 0..<heads {
-            let headKeys = keys.pointer + h * headWidth * audioLength
-            let headValues = values.pointer + h * audioLength * headWidth
-            for t in 0..<audioLength {
-                let row = projected.pointer + t * 2 * width + h * headWidth
-                for c in 0..<headWidth { headKeys[c * audioLength + t] = row[c] }
-                (headValues + t * headWidth).update(from: row + width, count: headWidth)
-            }
-        }
+        Self.place(
+            projected, positions: 0..<audioLength, width: width, keys: keys.pointer, values: values.pointer,
+            heads: heads, length: audioLength)
         elements = halfPrecision ? .half(keys: Self.half(keys), values: Self.half(values)) : .float(keys: keys, values: values)
     }
 
@@ -69,26 +63,30 @@ struct CrossAttention {
         case .float(let baseKeys, let baseValues):
             let keys = Tensor(copying: baseKeys)
             let values = Tensor(copying: baseValues)
-            Self.place(projected, positions: fresh, width: width, keys: keys.pointer, values: values.pointer, base: base)
+            Self.place(
+                projected, positions: fresh, width: width, keys: keys.pointer, values: values.pointer, heads: heads,
+                length: audioLength)
             elements = .float(keys: keys, values: values)
         case .half(let baseKeys, let baseValues):
             let keys = Storage<UInt16>(copying: baseKeys)
             let values = Storage<UInt16>(copying: baseValues)
             let halves = Storage<UInt16>(count: projected.count)
             KernelSet.active.table.pointee.float_to_half(projected.pointer, projected.count, halves.pointer)
-            Self.place(halves, positions: fresh, width: width, keys: keys.pointer, values: values.pointer, base: base)
+            Self.place(
+                halves, positions: fresh, width: width, keys: keys.pointer, values: values.pointer, heads: heads,
+                length: audioLength)
             elements = .half(keys: keys, values: values)
         }
     }
 
-    /// Writes rows of projected keys and values [fresh.count × 2·width] into the per-head layout at `fresh`.
+    /// Writes rows of projected keys and values [fresh.count × 2·width] into the per-head layout (keys transposed,
+    /// [headWidth × length] per head; values [length × headWidth] per head) at the positions `fresh`.
     private static func place<Element>(
         _ projected: Storage<Element>, positions fresh: Range<Int>, width: Int, keys: UnsafeMutablePointer<Element>,
-        values: UnsafeMutablePointer<Element>, base: CrossAttention
+        values: UnsafeMutablePointer<Element>, heads: Int, length: Int
     ) {
-        let length = base.audioLength
-        let headWidth = base.headWidth
-        for h in 0..<base.heads {
+        let headWidth = width / heads
+        for h in 0..<heads {
             let headKeys = keys + h * headWidth * length
             let headValues = values + h * length * headWidth
             for (row, t) in fresh.enumerated() {
