@@ -9,9 +9,12 @@ import CKernels
 /// keys and values, a prompt) go to oneDNN's u8·s8 product, the rows split across the `WorkerPool`.
 ///
 /// oneDNN's product is exact only with VNNI (`vpdpbusd` sums into 32 bits). Without it (AVX2, or AVX-512 before
-/// Cascade Lake) oneDNN multiplies with `vpmaddubsw`, whose 16-bit pair sums saturate for unsigned bytes above 128:
-/// measured, 4,093 of 4,096 sums of random 8-bit rows came out wrong. There the many-row products quantize the
-/// activations to 7 bits (±63, offset 64), which cannot saturate, at the cost of one bit of activation precision.
+/// Cascade Lake) oneDNN multiplies with `vpmaddubsw`, whose 16-bit pair sums saturate when an activation byte near
+/// 255 meets a large weight: 4,093 of 4,096 sums of random 8-bit rows came out wrong, real weights far fewer. The
+/// many-row products keep 8-bit activations offset by 128 there too, which is CTranslate2's arithmetic on the same
+/// CPUs (oneDNN or MKL, with the same instruction). Exact alternatives were measured and dropped
+/// (`docs/benchmarks.md`, 2026-12-06 18:00): 7-bit activations cost 1–2 points of word error rate, and splitting
+/// each activation into two products that cannot saturate cost up to 40 % more time on the encoder.
 enum Int8GEMM {
     /// Whether this CPU runs the VNNI kernel (avx512_vnni besides the AVX-512 level).
     static let usesVNNI: Bool = {
@@ -83,6 +86,18 @@ enum Int8GEMM {
     /// Rows per oneDNN call in a many-row product.
     private static let blockRows = 256
 
+    /// Splits `rows` over the pool and each part into blocks of at most `blockRows` rows, calling `body` with the
+    /// block's first row and row count.
+    private static func forEachBlock(rows: Int, _ body: (_ lower: Int, _ count: Int) -> Void) {
+        let parts = rows >= 64 ? min(WorkerPool.current.threads, rows / 32) : 1
+        WorkerPool.current.run(parts: parts) { part in
+            let partRows = (rows * part / parts)..<(rows * (part + 1) / parts)
+            for lower in stride(from: partRows.lowerBound, to: partRows.upperBound, by: blockRows) {
+                body(lower, min(blockRows, partRows.upperBound - lower))
+            }
+        }
+    }
+
     private static func multiplyLarge(
         _ x: UnsafePointer<Float>, rows: Int, weights w: Int8Weights, outputs: Range<Int>, bias: UnsafePointer<Float>?,
         into y: UnsafeMutablePointer<Float>, accumulate: Bool, kernels: KernelSet
@@ -98,33 +113,23 @@ enum Int8GEMM {
         let bSteps = w.steps.pointer + outputs.lowerBound
         let offsets = UnsafeMutablePointer<Int32>.allocate(capacity: n)
         defer { offsets.deallocate() }
-        // 8-bit activations offset by 128 with VNNI, 7-bit ones offset by 64 without (see above).
-        let (limit, offset): (Int32, Int32) = usesVNNI(kernels) ? (127, 128) : (63, 64)
-        for o in 0..<n { offsets[o] = -offset * w.rowSums[outputs.lowerBound + o] }
-        let parts = rows >= 64 ? min(WorkerPool.current.threads, rows / 32) : 1
-        WorkerPool.current.run(parts: parts) { part in
-            let partRows = (rows * part / parts)..<(rows * (part + 1) / parts)
-            // A block of rows at a time, so that the int32 sums stay small (a few hundred kilobytes, not megabytes).
-            let block = min(partRows.count, blockRows)
-            let quantized = UnsafeMutablePointer<UInt8>.allocate(capacity: block * k)
-            let steps = UnsafeMutablePointer<Float>.allocate(capacity: block)
-            let sums = UnsafeMutablePointer<Int32>.allocate(capacity: block * n)
+        for o in 0..<n { offsets[o] = -128 * w.rowSums[outputs.lowerBound + o] }
+        forEachBlock(rows: rows) { lower, count in
+            let quantized = UnsafeMutablePointer<UInt8>.allocate(capacity: count * k)
+            let steps = UnsafeMutablePointer<Float>.allocate(capacity: count)
+            let sums = UnsafeMutablePointer<Int32>.allocate(capacity: count * n)
             defer {
                 quantized.deallocate()
                 steps.deallocate()
                 sums.deallocate()
             }
-            for lower in stride(from: partRows.lowerBound, to: partRows.upperBound, by: block) {
-                let count = min(block, partRows.upperBound - lower)
-                quantized.withMemoryRebound(to: Int8.self, capacity: count * k) { signed in
-                    kernels.table.pointee.quantize_rows(x + lower * k, count, k, k, signed, k, steps, limit, offset)
-                }
-                let ok = oneDNN.multiply(
-                    rows: count, n: n, k: k, a: quantized, lda: k, b: b, ldb: k, columnOffsets: offsets, c: sums, ldc: n)
-                precondition(ok, "oneDNN's int8 product failed on a [\(count) × \(k)]·[\(n) × \(k)]ᵀ product")
-                kernels.table.pointee.dequantize_rows(
-                    sums, count, n, n, steps, bSteps, bias, y + lower * n, n, accumulate ? 1 : 0)
+            quantized.withMemoryRebound(to: Int8.self, capacity: count * k) { signed in
+                kernels.table.pointee.quantize_rows(x + lower * k, count, k, k, signed, k, steps, 127, 128)
             }
+            let ok = oneDNN.multiply(
+                rows: count, n: n, k: k, a: quantized, lda: k, b: b, ldb: k, columnOffsets: offsets, c: sums, ldc: n)
+            precondition(ok, "oneDNN's int8 product failed on a [\(count) × \(k)]·[\(n) × \(k)]ᵀ product")
+            kernels.table.pointee.dequantize_rows(sums, count, n, n, steps, bSteps, bias, y + lower * n, n, accumulate ? 1 : 0)
         }
     }
 }

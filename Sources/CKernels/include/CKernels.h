@@ -81,8 +81,8 @@ typedef struct ck_kernels {
 
     /// Quantizes each of `rows` rows of `cols` floats (rows `ldx` apart) to integers with its own step:
     /// step = 1 / (limit / max|x|) (1 for a zero row), q = x · (limit / max|x|) rounded to nearest even, clamped to
-    /// ±limit (127, or 63 for 7 bits), and stores q + offset as a byte (offset 128 or 64: the unsigned bytes of
-    /// u8·s8 products).
+    /// ±limit (the engine passes 127), and stores q + offset as a byte (0 for signed bytes, 128 for the unsigned
+    /// bytes of u8·s8 products).
     void (*quantize_rows)(const float *x, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t ldx, int8_t *q, ptrdiff_t ldq,
                           float *steps, int limit, int offset);
     /// c[r, o] = alpha · (Σₖ a[r, k] · b[o, k]) · a_steps[r] · b_steps[o] + beta · c[r, o] for r < m (1…8),
