@@ -68,18 +68,22 @@ public struct Transcriber: Sendable {
     /// once done. The segments are the same as for the whole audio in one array.
     /// - Parameters:
     ///   - open: starts a reading of the audio from its beginning; called twice (see `SampleReading`).
+    ///   - isCancelled: asked between windows; once it answers true the transcription stops and throws.
     ///   - onSegment: called with each segment as soon as its window is decoded.
+    /// - Throws: `CancellationError` once `isCancelled` answers true, else what reading or decoding throws.
     public func transcribe(
         reading open: () throws -> any SampleReading, options: DecodingOptions = DecodingOptions(),
-        onSegment: (Segment) -> Void = { _ in }
+        isCancelled: () -> Bool = { false }, onSegment: (Segment) -> Void = { _ in }
     ) throws -> (info: TranscriptionInfo, segments: [Segment]) {
         var info: TranscriptionInfo?
         var segments: [Segment] = []
         try run(reading: open, options: options, onInfo: { info = $0 }, onSegment: {
             segments.append($0)
             onSegment($0)
-        }, onProgress: { _ in }, isCancelled: { false })
-        return (info!, segments)
+        }, onProgress: { _ in }, isCancelled: isCancelled)
+        if isCancelled() { throw CancellationError() }
+        guard let info else { throw TranscriptionError.invalidAudio(reason: "the reading gave no audio") }
+        return (info, segments)
     }
 
     /// Transcribes on a dedicated thread and delivers the info, then each segment, then progress, as they come.
