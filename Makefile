@@ -18,15 +18,18 @@ demo: setup
 # PulseAudio daemon with virtual devices that scripts/with-pulse starts and stops. First the bench's unit tests
 # (scripts/benchkit: pure Python, no model, well under a second), which end with unittest's "OK"; then every Swift
 # suite but the live-microphone ones; then an app's package that depends on a tagged clone of this repository
-# (scripts/consumer-check); then the suites that play recordings into the virtual microphone, on their own, since
-# the audio layer's tests share the daemon's devices. Last, the same live-audio suites (the audio layer's, then the
-# live microphone's) against a private PipeWire (pipewire, wireplumber, pipewire-pulse) that scripts/with-pipewire
-# starts and stops: `make test-pipewire` alone.
+# (scripts/consumer-check); then `aural serve` through OpenAI's Python client (scripts/serve-check); then the suites
+# that play recordings into the virtual microphone, on their own, since the audio layer's tests share the daemon's
+# devices. Last, the same live-audio suites (the audio layer's, then the live microphone's) against a private
+# PipeWire (pipewire, wireplumber, pipewire-pulse) that scripts/with-pipewire starts and stops: `make test-pipewire`
+# alone.
 test: setup
 	python3 -m unittest discover -s scripts/benchkit -t scripts
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --skip LiveMicrophone
 	scripts/consumer-check
+	$(SWIFT) build -c release --product aural
+	scripts/serve-check
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter LiveMicrophone
 	$(MAKE) --no-print-directory pipewire-phases
 

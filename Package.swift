@@ -11,6 +11,7 @@ let package = Package(
         .library(name: "AVFoundation", targets: ["AVFoundation"]),
         .library(name: "CoreMedia", targets: ["CoreMedia"]),
         .library(name: "AuralHistory", targets: ["AuralHistory"]),
+        .library(name: "AuralServe", targets: ["AuralServe"]),
         .library(name: "AuralWhisper", targets: ["AuralWhisper"]),
         .library(name: "AuralAudio", targets: ["AuralAudio"]),
         .library(name: "AuralVAD", targets: ["AuralVAD"]),
@@ -22,6 +23,8 @@ let package = Package(
         .systemLibrary(name: "CPulse", providers: [.apt(["libpulse-dev"])]),
         // Transcript history (TranscriptStore): Debian's SQLite, built with FTS5.
         .systemLibrary(name: "CSQLite", pkgConfig: "sqlite3", providers: [.apt(["libsqlite3-dev"])]),
+        // aural serve: civetweb parses HTTP, multipart forms and WebSocket frames (Debian's build has no .pc file).
+        .systemLibrary(name: "CCivetWeb", providers: [.apt(["libcivetweb-dev"])]),
         // The engine's hot kernels in C, each built for AVX-512, AVX2 and the baseline and chosen at run time.
         .target(name: "CKernels", linkerSettings: [.linkedLibrary("m")]),
         // Silero voice activity detection: the model, its speech segments, and the weights file reader.
@@ -39,7 +42,9 @@ let package = Package(
         .target(name: "AuralKit", dependencies: ["Speech", "AuralWhisper", "AuralAudio", "AuralVAD"]),
         // Transcript history in SQLite (TranscriptStore), apart so that apps without history do not link libsqlite3.
         .target(name: "AuralHistory", dependencies: ["AuralKit", "AuralWhisper", "CSQLite"]),
-        .executableTarget(name: "aural", dependencies: ["AuralKit", "AuralHistory", "AuralWhisper", "AuralAudio", "AuralVAD"]),
+        // aural serve as a library: OpenAI's audio API over civetweb.
+        .target(name: "AuralServe", dependencies: ["CCivetWeb", "AuralKit", "Speech", "AuralWhisper", "AuralAudio"]),
+        .executableTarget(name: "aural", dependencies: ["AuralServe", "AuralKit", "AuralHistory", "AuralWhisper", "AuralAudio", "AuralVAD"]),
         // The live transcription benchmark (scripts/live-bench).
         .executableTarget(name: "aural-live-bench", dependencies: ["AuralKit", "Speech", "AuralWhisper", "AuralAudio"], path: "Sources/LiveBench"),
         // SileroVAD's speed on one thread (scripts/vad-bench).
@@ -60,6 +65,7 @@ let package = Package(
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio", "TestSupport"]),
         .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "Speech", "AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"], exclude: ["Snapshots"]),
+        .testTarget(name: "AuralServeTests", dependencies: ["AuralServe", "AuralWhisper"]),
         .testTarget(name: "AuralHistoryTests", dependencies: ["AuralHistory", "AuralKit", "Speech", "AuralWhisper", "TestSupport"]),
         .testTarget(name: "AuralCLITests", dependencies: ["aural", "AuralKit", "Speech", "AuralHistory", "TestSupport"], exclude: ["Snapshots"]),
     ],

@@ -14,6 +14,7 @@ struct Aural {
         ("models", ModelsCommand.abstract, ModelsCommand.run),
         ("devices", DevicesCommand.spec.abstract, DevicesCommand.run),
         ("history", HistoryCommand.abstract, HistoryCommand.run),
+        ("serve", ServeCommand.spec.abstract, ServeCommand.run),
     ]
 
     static func main() async {

@@ -1,0 +1,232 @@
+import AuralWhisper
+import Foundation
+import Speech
+
+/// Speech to text over HTTP, as OpenAI's audio API: `aural serve`, and the same in an app.
+///
+/// ```swift
+/// let server = SpeechServer(configuration: .init(port: 8080, defaultModel: "tiny.en"))  // default: the catalog's for files
+/// try server.start()
+/// // curl -F file=@speech.wav -F model=whisper-1 http://127.0.0.1:8080/v1/audio/transcriptions
+/// server.stop()
+/// ```
+///
+/// Routes: `POST /v1/audio/transcriptions` and `/v1/audio/translations` (OpenAI's fields and response formats,
+/// `stream=true` as server-sent events), `GET /v1/models`, `GET /health`, `GET /metrics` (Prometheus). Each
+/// model is loaded once and shared; transcriptions run in a bounded number of slots with a bounded queue.
+/// The server keeps no state between requests.
+public final class SpeechServer: Sendable {
+    /// How a server listens, which model it answers with, and its limits.
+    public struct Configuration: Sendable {
+        /// The address to listen on (loopback by default: only this machine can connect).
+        public var host: String
+        /// The port; 0 picks a free one (see `SpeechServer.port`).
+        public var port: Int
+        /// Keys a client must send as `Authorization: Bearer KEY`; empty lets everyone in.
+        public var apiKeys: Set<String>
+        /// The model `whisper-1`, `default` or no `model` field means (by default the catalog's model for files).
+        public var defaultModel: String
+        /// How the models compute.
+        public var computeType: ComputeType
+        /// Transcriptions that run at once.
+        public var maxConcurrent: Int
+        /// Transcriptions that may wait for a slot; more are refused with 429.
+        public var queueLimit: Int
+        /// The largest upload accepted, in bytes (413 past it).
+        public var maxUploadBytes: Int
+        /// The longest audio accepted, in seconds (400 past it).
+        public var maxAudioSeconds: Double
+        /// Seconds a connection may stay idle before it is closed.
+        public var idleTimeoutSeconds: Int
+        /// The engine's options that requests do not set (beam size and the like).
+        public var decodingOptions: DecodingOptions
+        /// Where uploads are kept while they are transcribed.
+        public var uploadDirectory: URL
+        /// The models' cache.
+        public var modelManager: ModelManager
+
+        /// A configuration; every default is `aural serve`'s.
+        public init(
+            host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String> = [], defaultModel: String = ModelCatalog.standard.defaults[.files] ?? "base",
+            computeType: ComputeType = .auto, maxConcurrent: Int = 1, queueLimit: Int = 16,
+            maxUploadBytes: Int = 100_000_000, maxAudioSeconds: Double = 4 * 3600, idleTimeoutSeconds: Int = 60,
+            decodingOptions: DecodingOptions = DecodingOptions(),
+            uploadDirectory: URL = FileManager.default.temporaryDirectory, modelManager: ModelManager = .shared
+        ) {
+            self.host = host
+            self.port = port
+            self.apiKeys = apiKeys
+            self.defaultModel = defaultModel
+            self.computeType = computeType
+            self.maxConcurrent = maxConcurrent
+            self.queueLimit = queueLimit
+            self.maxUploadBytes = maxUploadBytes
+            self.maxAudioSeconds = maxAudioSeconds
+            self.idleTimeoutSeconds = idleTimeoutSeconds
+            self.decodingOptions = decodingOptions
+            self.uploadDirectory = uploadDirectory
+            self.modelManager = modelManager
+        }
+    }
+
+    /// The configuration the server was made with.
+    public let configuration: Configuration
+    let models: ModelRegistry
+    let admission: AdmissionControl
+    let metrics = ServerMetrics()
+    private let http: HTTPServer
+    private let stopping = StopFlag()
+    private let inFlight = InFlightCount()
+
+    /// A server, not yet listening.
+    public init(configuration: Configuration) {
+        self.configuration = configuration
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        models = ModelRegistry(
+            defaultModel: configuration.defaultModel, computeType: configuration.computeType,
+            threadsPerTranscription: max(1, cores / max(1, configuration.maxConcurrent)), manager: configuration.modelManager)
+        admission = AdmissionControl(slots: configuration.maxConcurrent, queueLimit: configuration.queueLimit)
+        let router = Router()
+        http = HTTPServer { router.server?.handle($0) }
+        router.server = self
+    }
+
+    /// Loads the default model and starts listening.
+    /// - Throws: `ServerError` when the address cannot be used or an option is out of range, and the model's
+    ///   error (not installed, damaged) when the default model cannot load.
+    public func start() throws {
+        guard (0...65535).contains(configuration.port) else {
+            throw ServerError.invalidOption(name: "port", reason: "\(configuration.port) is not a port (0 to 65535)")
+        }
+        guard configuration.maxConcurrent >= 1 else {
+            throw ServerError.invalidOption(name: "max-concurrent", reason: "must be at least 1")
+        }
+        _ = try configuration.modelManager.folder(for: configuration.defaultModel)
+        do {
+            _ = try models.transcriber(for: nil)
+        } catch let error as APIError {
+            throw ServerError.invalidOption(name: "model", reason: error.message)
+        }
+        try http.start(
+            host: configuration.host, port: configuration.port,
+            threads: configuration.maxConcurrent + configuration.queueLimit + 8,
+            idleTimeoutSeconds: configuration.idleTimeoutSeconds)
+    }
+
+    /// The port it listens on, or nil when not started.
+    public var port: Int? { http.port }
+
+    /// Stops: new requests get 503, queued ones too, and the requests in progress finish and are answered (for up to
+    /// `drainSeconds`) before the listener closes and this returns. civetweb drops writes once it is stopping, so
+    /// the server drains itself first.
+    public func stop(drainSeconds: Double = 300) {
+        stopping.set()
+        admission.close()
+        inFlight.waitUntilIdle(timeout: drainSeconds)
+        http.stop()
+    }
+
+    /// Answers one request (on a civetweb worker thread).
+    func handle(_ exchange: HTTPExchange) {
+        let route = Self.route(exchange.path)
+        inFlight.enter()
+        defer {
+            metrics.countRequest(route: route, status: Int(exchange.statusSent))
+            inFlight.leave()
+        }
+        if stopping.isSet {
+            exchange.respond(APIError.shuttingDown)
+            return
+        }
+        if route == "/health" {
+            exchange.respond(status: 200, contentType: "text/plain", body: Data("ok\n".utf8))
+            return
+        }
+        guard isAuthorized(exchange) else {
+            exchange.respond(APIError.unauthorized)
+            return
+        }
+        switch (route, exchange.method) {
+        case ("/metrics", "GET"):
+            let load = admission.load
+            exchange.respond(
+                status: 200, contentType: "text/plain; version=0.0.4",
+                body: Data(metrics.render(running: load.running, waiting: load.waiting).utf8))
+        case ("/v1/models", "GET"):
+            exchange.respond(json: ModelList(data: models.installedNames().map { ModelList.Model(id: $0) }))
+        case ("/v1/audio/transcriptions", "POST"):
+            transcribe(exchange, task: .transcribe)
+        case ("/v1/audio/translations", "POST"):
+            transcribe(exchange, task: .translate)
+        case ("/metrics", _), ("/v1/models", _):
+            exchange.respond(APIError.methodNotAllowed(method: exchange.method, path: exchange.path, allowed: "GET"))
+        case ("/v1/audio/transcriptions", _), ("/v1/audio/translations", _):
+            exchange.respond(APIError.methodNotAllowed(method: exchange.method, path: exchange.path, allowed: "POST"))
+        default:
+            exchange.respond(APIError.notFound(method: exchange.method, path: exchange.path))
+        }
+    }
+
+    /// The path's route as the metrics name it: known routes as they are, anything else as "other".
+    static func route(_ path: String) -> String {
+        let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
+        let known = ["/health", "/metrics", "/v1/models", "/v1/audio/transcriptions", "/v1/audio/translations"]
+        return known.contains(trimmed) ? trimmed : "other"
+    }
+
+    private func isAuthorized(_ exchange: HTTPExchange) -> Bool {
+        if configuration.apiKeys.isEmpty { return true }
+        guard let value = exchange.header("Authorization"), value.lowercased().hasPrefix("bearer ") else { return false }
+        return configuration.apiKeys.contains(String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
+    }
+
+    /// `GET /v1/models`' body, as OpenAI lists models.
+    struct ModelList: Encodable {
+        struct Model: Encodable {
+            var id: String
+            var object = "model"
+            var created = 0
+            var owned_by = "aural"
+        }
+        var object = "list"
+        var data: [Model]
+    }
+
+    /// Lets the HTTP handler reach the server it is made before.
+    private final class Router: @unchecked Sendable {  // set once, in init, before the server can start
+        weak var server: SpeechServer?
+    }
+}
+
+/// A flag that is set once, read from any thread.
+final class StopFlag: @unchecked Sendable {  // `value` is guarded by `lock`
+    private let lock = NSLock()
+    private var value = false
+    var isSet: Bool { lock.withLock { value } }
+    func set() { lock.withLock { value = true } }
+}
+
+/// Requests being handled, so that stopping can wait for them.
+final class InFlightCount: @unchecked Sendable {  // `count` is guarded by `condition`
+    private let condition = NSCondition()
+    private var count = 0
+
+    func enter() {
+        condition.withLock { count += 1 }
+    }
+
+    func leave() {
+        condition.withLock {
+            count -= 1
+            condition.broadcast()
+        }
+    }
+
+    /// Waits until no request is being handled, or `timeout` seconds pass.
+    func waitUntilIdle(timeout: Double) {
+        let deadline = Date(timeIntervalSinceNow: timeout)
+        condition.withLock {
+            while count > 0 && condition.wait(until: deadline) {}
+        }
+    }
+}
