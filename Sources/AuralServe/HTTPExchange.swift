@@ -66,6 +66,21 @@ final class HTTPExchange {
         respond(status: error.status, json: error.body, headers: headers)
     }
 
+    /// Refuses a WebSocket upgrade with `error`'s status and JSON. civetweb's response functions do not take a
+    /// connection that asked for an upgrade, so the response is written whole, with `Connection: close`.
+    func refuseUpgrade(_ error: APIError) {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        let body = (try? encoder.encode(error.body)) ?? Data()
+        let reason = String(cString: mg_get_response_code_text(connection, Int32(error.status)))
+        var head = "HTTP/1.1 \(error.status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
+        if error.status == 401 { head += "WWW-Authenticate: Bearer\r\n" }
+        if let retryAfter = error.retryAfterSeconds { head += "Retry-After: \(retryAfter)\r\n" }
+        head += "Connection: close\r\n\r\n"
+        statusSent = Int32(error.status)
+        _ = write(Data(head.utf8) + body)
+    }
+
     /// Sends a response's head; the body follows with `write` (after a `Content-Length`) or `writeChunk` (after
     /// `Transfer-Encoding: chunked`). False when the head was already sent or the client has gone.
     @discardableResult

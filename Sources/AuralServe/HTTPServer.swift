@@ -9,10 +9,15 @@ final class HTTPServer: @unchecked Sendable {  // the context pointer is set onc
     typealias Handler = @Sendable (HTTPExchange) -> Void
 
     private let handler: Handler
+    private let webSockets: [(path: String, route: WebSocketRoute)]
     private let lock = NSLock()
     private var context: OpaquePointer?
+    private var webSocketBoxes: [Unmanaged<RouteBox>] = []
 
-    init(handler: @escaping Handler) {
+    /// - Parameters:
+    ///   - webSockets: WebSocket endpoints, by path; other requests go to `handler`.
+    init(webSockets: [(path: String, route: WebSocketRoute)] = [], handler: @escaping Handler) {
+        self.webSockets = webSockets
         self.handler = handler
     }
 
@@ -46,9 +51,11 @@ final class HTTPServer: @unchecked Sendable {  // the context pointer is set onc
             box.handler(exchange)
             return exchange.statusSent
         }, box.toOpaque())
+        let boxes = webSockets.map { Self.register($0.route, at: $0.path, on: started) }
         lock.withLock {
             context = started
             retainedBox = box
+            webSocketBoxes = boxes
         }
     }
 
@@ -66,15 +73,17 @@ final class HTTPServer: @unchecked Sendable {  // the context pointer is set onc
 
     /// Stops listening and waits for the requests in progress to finish.
     func stop() {
-        let (stopping, box) = lock.withLock { () -> (OpaquePointer?, Unmanaged<HandlerBox>?) in
+        let (stopping, box, boxes) = lock.withLock { () -> (OpaquePointer?, Unmanaged<HandlerBox>?, [Unmanaged<RouteBox>]) in
             defer {
                 context = nil
                 retainedBox = nil
+                webSocketBoxes = []
             }
-            return (context, retainedBox)
+            return (context, retainedBox, webSocketBoxes)
         }
         if let stopping { mg_stop(stopping) }
         box?.release()
+        boxes.forEach { $0.release() }
     }
 
     /// civetweb's one-time set-up, with WebSocket support.

@@ -54,10 +54,13 @@ final class ModelRegistry: @unchecked Sendable {  // `loaded` is guarded by `loc
         }
     }
 
-    /// The installed models' names, by the catalog's order (read from disk at each call).
-    func installedNames() -> [String] {
-        manager.catalog.models.map(\.name).filter { (try? manager.folder(for: $0)) != nil }
+    /// The installed models, in the catalog's order (read from disk at each call).
+    func installedModels() -> [ModelDescriptor] {
+        manager.catalog.models.filter { (try? manager.folder(for: $0.name)) != nil }
     }
+
+    /// The installed models' names, in the catalog's order.
+    func installedNames() -> [String] { installedModels().map(\.name) }
 
     private func modelNotFound(_ name: String) -> APIError {
         let installed = installedNames()

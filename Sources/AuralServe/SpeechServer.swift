@@ -24,6 +24,9 @@ public final class SpeechServer: Sendable {
         public var port: Int
         /// Keys a client must send as `Authorization: Bearer KEY`; empty lets everyone in.
         public var apiKeys: Set<String>
+        /// The port of Home Assistant's Wyoming protocol (on `host`, without API keys, as Wyoming has none); nil for
+        /// none, 0 for a free one.
+        public var wyomingPort: Int?
         /// The model `whisper-1`, `default` or no `model` field means (by default the catalog's model for files).
         public var defaultModel: String
         /// How the models compute.
@@ -47,7 +50,7 @@ public final class SpeechServer: Sendable {
 
         /// A configuration; every default is `aural serve`'s.
         public init(
-            host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String> = [], defaultModel: String = ModelCatalog.standard.defaults[.files] ?? "base",
+            host: String = "127.0.0.1", port: Int = 8080, apiKeys: Set<String> = [], wyomingPort: Int? = nil, defaultModel: String = ModelCatalog.standard.defaults[.files] ?? "base",
             computeType: ComputeType = .auto, maxConcurrent: Int = 1, queueLimit: Int = 16,
             maxUploadBytes: Int = 100_000_000, maxAudioSeconds: Double = 4 * 3600, idleTimeoutSeconds: Int = 60,
             decodingOptions: DecodingOptions = DecodingOptions(),
@@ -56,6 +59,7 @@ public final class SpeechServer: Sendable {
             self.host = host
             self.port = port
             self.apiKeys = apiKeys
+            self.wyomingPort = wyomingPort
             self.defaultModel = defaultModel
             self.computeType = computeType
             self.maxConcurrent = maxConcurrent
@@ -75,6 +79,8 @@ public final class SpeechServer: Sendable {
     let admission: AdmissionControl
     let metrics = ServerMetrics()
     private let http: HTTPServer
+    private let wyoming: WyomingServer
+    private let wyomingPortBox = PortBox()
     private let stopping = StopFlag()
     private let inFlight = InFlightCount()
 
@@ -87,7 +93,23 @@ public final class SpeechServer: Sendable {
             threadsPerTranscription: max(1, cores / max(1, configuration.maxConcurrent)), manager: configuration.modelManager)
         admission = AdmissionControl(slots: configuration.maxConcurrent, queueLimit: configuration.queueLimit)
         let router = Router()
-        http = HTTPServer { router.server?.handle($0) }
+        let realtime = WebSocketRoute(
+            refusal: { exchange in
+                guard let server = router.server else { return .shuttingDown }
+                return server.realtimeRefusal(exchange)
+            },
+            makePeer: { send in
+                guard let server = router.server else { return ClosedPeer() }
+                return RealtimeSession(
+                    settings: .init(
+                        models: server.models, computeType: configuration.computeType,
+                        modelManager: configuration.modelManager),
+                    send: send)
+            })
+        wyoming = WyomingServer(services: .init(
+            models: models, admission: admission, decodingOptions: configuration.decodingOptions,
+            maxAudioSeconds: configuration.maxAudioSeconds, version: Self.version))
+        http = HTTPServer(webSockets: [(path: "/v1/realtime", route: realtime)]) { router.server?.handle($0) }
         router.server = self
     }
 
@@ -111,7 +133,25 @@ public final class SpeechServer: Sendable {
             host: configuration.host, port: configuration.port,
             threads: configuration.maxConcurrent + configuration.queueLimit + 8,
             idleTimeoutSeconds: configuration.idleTimeoutSeconds)
+        if let wyomingPort = configuration.wyomingPort {
+            guard (0...65535).contains(wyomingPort) else {
+                http.stop()
+                throw ServerError.invalidOption(name: "wyoming", reason: "\(wyomingPort) is not a port (0 to 65535)")
+            }
+            do {
+                wyomingPortBox.value = try wyoming.start(host: configuration.host, port: wyomingPort)
+            } catch {
+                http.stop()
+                throw error
+            }
+        }
     }
+
+    /// The port the Wyoming protocol listens on, or nil when it does not.
+    public var wyomingPort: Int? { wyomingPortBox.value }
+
+    /// The version `/v1/models` and Wyoming's `info` report.
+    public static let version = "0.1.0"
 
     /// The port it listens on, or nil when not started.
     public var port: Int? { http.port }
@@ -121,6 +161,7 @@ public final class SpeechServer: Sendable {
     /// the server drains itself first.
     public func stop(drainSeconds: Double = 300) {
         stopping.set()
+        wyoming.stop()
         admission.close()
         inFlight.waitUntilIdle(timeout: drainSeconds)
         http.stop()
@@ -174,6 +215,12 @@ public final class SpeechServer: Sendable {
         return known.contains(trimmed) ? trimmed : "other"
     }
 
+    /// Why a WebSocket to `/v1/realtime` is refused, or nil to accept it.
+    func realtimeRefusal(_ exchange: HTTPExchange) -> APIError? {
+        if stopping.isSet { return .shuttingDown }
+        return isAuthorized(exchange) ? nil : .unauthorized
+    }
+
     private func isAuthorized(_ exchange: HTTPExchange) -> Bool {
         if configuration.apiKeys.isEmpty { return true }
         guard let value = exchange.header("Authorization"), value.lowercased().hasPrefix("bearer ") else { return false }
@@ -195,6 +242,23 @@ public final class SpeechServer: Sendable {
     /// Lets the HTTP handler reach the server it is made before.
     private final class Router: @unchecked Sendable {  // set once, in init, before the server can start
         weak var server: SpeechServer?
+    }
+}
+
+/// The peer of a connection that opens while the server is going away: it ignores everything.
+private final class ClosedPeer: WebSocketRoute.Peer {
+    func open() {}
+    func receive(_ message: Data) {}
+    func close() {}
+}
+
+/// A port number set once at start, read from any thread.
+final class PortBox: @unchecked Sendable {  // `stored` is guarded by `lock`
+    private let lock = NSLock()
+    private var stored: Int?
+    var value: Int? {
+        get { lock.withLock { stored } }
+        set { lock.withLock { stored = newValue } }
     }
 }
 

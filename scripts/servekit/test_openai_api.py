@@ -2,6 +2,7 @@
 input getting OpenAI's error JSON while the server keeps answering. Each test class starts a real `aural serve`
 (tiny.en, the bundled recordings) on a free loopback port. Run by scripts/serve-check."""
 
+import base64
 import json
 import os
 import re
@@ -13,6 +14,7 @@ import time
 import unittest
 import urllib.error
 import urllib.request
+import wave
 
 import openai
 
@@ -302,7 +304,12 @@ class BadInputTests(unittest.TestCase):
             connection.sendall(
                 f"POST /v1/audio/transcriptions HTTP/1.1\r\nHost: x\r\nContent-Type: {content_type}\r\n"
                 f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
-            self.assertIn(b"transcript.text.delta", connection.recv(65536) + connection.recv(65536))
+            received = b""
+            connection.settimeout(60)
+            while b"transcript.text.delta" not in received:  # the first segment's event, then the client leaves
+                chunk = connection.recv(65536)
+                self.assertTrue(chunk, received)
+                received += chunk
         self.assertEqual(self.server.get("/health")[0], 200)
         result = self.transcribe([("response_format", "text")], "beckett.wav", read(AUDIO, "beckett.wav"))
         self.assertEqual(result[0], 200, result[1])
@@ -356,6 +363,168 @@ class ServingTests(unittest.TestCase):
             self.assertIn(f"Cannot listen on 127.0.0.1:{server.port}", taken.stderr)
         finally:
             server.stop()
+
+
+def pcm16_at(path, rate):
+    """A mono 16-bit WAV's samples resampled linearly to `rate`, as 16-bit little-endian bytes."""
+    with wave.open(path) as file:
+        assert file.getnchannels() == 1 and file.getsampwidth() == 2
+        source_rate = file.getframerate()
+        frames = file.readframes(file.getnframes())
+    samples = memoryview(frames).cast("h")
+    count = len(samples) * rate // source_rate
+    out = bytearray(count * 2)
+    view = memoryview(out).cast("h")
+    for i in range(count):
+        position = i * source_rate / rate
+        low = int(position)
+        high = min(low + 1, len(samples) - 1)
+        view[i] = int(samples[low] + (samples[high] - samples[low]) * (position - low))
+    return bytes(out)
+
+
+class RealtimeTests(unittest.TestCase):
+    """OpenAI's Realtime transcription over WebSocket, through the openai client's realtime connection."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server("--api-key", "sesame")
+        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key="sesame", max_retries=0)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def connect(self):
+        return self.client.realtime.connect(model="whisper-1", extra_query={"intent": "transcription"})
+
+    def test_a_recording_sent_in_real_time_comes_back_as_items(self):
+        audio = pcm16_at(os.path.join(AUDIO, "two_cities.wav"), 24000)
+        chunk = 24000 * 2 // 10  # 100 ms
+        events = []
+        committed = threading.Event()
+        with self.connect() as connection:
+            watchdog = threading.Timer(180, connection.close)  # a server that stops answering fails the test
+            watchdog.start()
+            connection.session.update(session={"type": "transcription", "audio": {"input": {
+                "format": {"type": "audio/pcm", "rate": 24000},
+                "transcription": {"model": "tiny.en", "language": "en"}}}})
+
+            def send():
+                started = time.time()
+                for index, offset in enumerate(range(0, len(audio), chunk)):
+                    connection.input_audio_buffer.append(audio=base64.b64encode(audio[offset:offset + chunk]).decode())
+                    time.sleep(max(0.0, started + (index + 1) * 0.1 - time.time()))
+                time.sleep(1.0)
+                connection.input_audio_buffer.commit()
+                committed.set()
+
+            sender = threading.Thread(target=send)
+            sender.start()
+            while True:  # until the item that answers the commit
+                event = connection.recv()
+                events.append(event)
+                if committed.is_set() and event.type == "conversation.item.input_audio_transcription.completed":
+                    break
+            sender.join()
+            watchdog.cancel()
+        types = [e.type for e in events]
+        self.assertEqual(types[0], "session.created")
+        self.assertIn("session.updated", types)
+        completed = [e for e in events if e.type == "conversation.item.input_audio_transcription.completed" and e.transcript]
+        self.assertGreaterEqual(len(completed), 2, types)
+        self.assertLess(word_error_rate(TWO_CITIES, " ".join(e.transcript for e in completed)), 0.2,
+                        [e.transcript for e in completed])
+        for item in completed:
+            own = [e for e in events if getattr(e, "item_id", None) == item.item_id]
+            kinds = [e.type for e in own]
+            self.assertEqual(kinds[0], "input_audio_buffer.speech_started", kinds)
+            self.assertLess(kinds.index("input_audio_buffer.speech_stopped"), kinds.index(item.type))
+            deltas = "".join(e.delta for e in own if e.type.endswith(".delta"))
+            self.assertEqual(deltas, item.transcript)  # one delta with the phrase's final text, as whisper-1 sends
+            start = own[0].audio_start_ms
+            stop = next(e for e in own if e.type == "input_audio_buffer.speech_stopped").audio_end_ms
+            self.assertTrue(0 <= start <= stop <= 45000, (start, stop))
+
+    def test_bad_events_get_error_events_and_the_session_goes_on(self):
+        with self.connect() as connection:
+            self.assertEqual(connection.recv().type, "session.created")
+            connection.send_raw("{not json")
+            error = connection.recv()
+            self.assertEqual((error.type, error.error.code), ("error", "invalid_json"))
+            connection.send_raw(json.dumps({"type": "response.create"}))
+            self.assertEqual(connection.recv().error.code, "invalid_event_type")
+            connection.send_raw(json.dumps({"type": "input_audio_buffer.append", "audio": "***"}))
+            self.assertEqual(connection.recv().error.param, "audio")
+            connection.input_audio_buffer.commit()
+            self.assertEqual(connection.recv().error.code, "input_audio_buffer_commit_empty")
+            connection.send_raw(json.dumps({"type": "transcription_session.update",
+                                            "session": {"input_audio_format": "g711_ulaw"}}))
+            self.assertEqual(connection.recv().error.code, "invalid_value")
+            connection.send_raw(json.dumps({"type": "transcription_session.update",
+                                            "session": {"input_audio_transcription": {"language": "en"}}}))
+            self.assertEqual(connection.recv().type, "transcription_session.updated")
+        self.assertEqual(self.server.get("/health")[0], 200)
+
+    def test_a_wrong_key_is_refused_at_the_handshake(self):
+        client = openai.OpenAI(base_url=self.server.url + "/v1", api_key="wrong", max_retries=0)
+        with self.assertRaises(Exception) as caught:
+            with client.realtime.connect(model="whisper-1", extra_query={"intent": "transcription"}) as connection:
+                connection.recv()
+        self.assertIn("401", str(caught.exception))
+
+
+class WyomingTests(unittest.TestCase):
+    """Home Assistant's exchange, through the wyoming package's own client."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.wyoming_port = free_port()
+        cls.server = Server("--wyoming", str(cls.wyoming_port))
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def exchange(self, events):
+        import asyncio
+        from wyoming.client import AsyncTcpClient
+
+        async def run():
+            async with AsyncTcpClient("127.0.0.1", self.wyoming_port) as client:
+                for event in events:
+                    await client.write_event(event.event())
+                return await asyncio.wait_for(client.read_event(), timeout=120)
+
+        return asyncio.run(run())
+
+    def test_describe_lists_the_models(self):
+        from wyoming.info import Describe, Info
+
+        info = Info.from_event(self.exchange([Describe()]))
+        self.assertEqual(info.asr[0].name, "aural")
+        models = {m.name: m for m in info.asr[0].models}
+        self.assertEqual(models["tiny.en"].languages, ["en"])
+        self.assertIn("de", models["base"].languages)
+
+    def test_home_assistants_exchange_gives_the_transcript(self):
+        from wyoming.asr import Transcribe, Transcript
+        from wyoming.audio import AudioChunk, AudioStart, AudioStop
+
+        audio = pcm16_at(os.path.join(AUDIO, "beckett.wav"), 22050)  # a rate the engine must convert
+        chunk = 2048
+        events = [Transcribe(name="tiny.en", language="en"), AudioStart(rate=22050, width=2, channels=1)]
+        events += [AudioChunk(rate=22050, width=2, channels=1, audio=audio[i:i + chunk]) for i in range(0, len(audio), chunk)]
+        events.append(AudioStop())
+        transcript = Transcript.from_event(self.exchange(events))
+        self.assertEqual(words(transcript.text), words("Ever tried. Ever failed. No matter. Try again. Fail again. Fail better."))
+
+    def test_audio_stop_without_audio_is_an_error(self):
+        from wyoming.audio import AudioStop
+
+        event = self.exchange([AudioStop()])
+        self.assertEqual((event.type, event.data["code"]), ("error", "no-audio"))
+        self.assertEqual(self.server.get("/health")[0], 200)
 
 
 if __name__ == "__main__":

@@ -11,6 +11,7 @@ enum ServeCommand {
         options: [
             OptionSpec("host", .string("ADDRESS"), help: "Address to listen on (0.0.0.0 for every interface)", defaultValue: "127.0.0.1"),
             OptionSpec("port", short: "p", .int("PORT"), help: "Port to listen on (0 picks a free one)", defaultValue: "8080"),
+            OptionSpec("wyoming", .int("PORT"), help: "Also serve Home Assistant's Wyoming protocol (asr) on PORT"),
             OptionSpec("model", short: "m", .string("NAME"), help: "Installed model that 'whisper-1', 'default' or no model field means", defaultValue: TranscribeCommand.defaultModel),
             OptionSpec("compute-type", .choice(ComputeType.allCases.map(\.rawValue)), help: "float32, int8 or auto (the faster on this machine)", defaultValue: "auto"),
             OptionSpec("api-key", .string("KEY"), help: "Require 'Authorization: Bearer KEY' (also $AURAL_API_KEY)"),
@@ -44,6 +45,7 @@ enum ServeCommand {
         }
         let address = configuration.host.contains(":") ? "[\(configuration.host)]" : configuration.host
         printError("aural serve: listening on http://\(address):\(server.port ?? configuration.port) with \(configuration.defaultModel) (Ctrl-C or SIGTERM stops)")
+        if let wyoming = server.wyomingPort { printError("aural serve: Wyoming (Home Assistant) on tcp://\(address):\(wyoming)") }
         for await signal in SignalEvents.stream([SIGINT, SIGTERM]) {
             printError("aural serve: \(signal == SIGTERM ? "SIGTERM" : "SIGINT"): finishing the requests in progress")
             break
@@ -76,6 +78,7 @@ enum ServeCommand {
         if let queue = parsed.int("queue"), queue < 0 { throw ServerError.invalidOption(name: "queue", reason: "must be 0 or more") }
         return SpeechServer.Configuration(
             host: parsed.string("host") ?? "127.0.0.1", port: parsed.int("port") ?? 8080, apiKeys: keys,
+            wyomingPort: parsed.int("wyoming"),
             defaultModel: parsed.string("model") ?? TranscribeCommand.defaultModel,
             computeType: parsed.string("compute-type").flatMap(ComputeType.init(rawValue:)) ?? .auto,
             maxConcurrent: parsed.int("max-concurrent") ?? 1, queueLimit: parsed.int("queue") ?? 16,

@@ -1,0 +1,255 @@
+import AVFoundation
+import AuralWhisper
+import Foundation
+import Speech
+
+/// One live transcription over a WebSocket, in OpenAI's Realtime transcription protocol: the client appends base64
+/// PCM16 (`input_audio_buffer.append`), the session feeds a `SpeechAnalyzer` with a `SpeechTranscriber`, and each
+/// phrase comes back as an item: `input_audio_buffer.speech_started` when its first words are heard, then, once it is
+/// final, `speech_stopped`, `committed`, one `conversation.item.input_audio_transcription.delta` and `…completed`.
+///
+/// Messages arrive on the connection's civetweb thread; results leave from the analyzer's task. Writes stop once the
+/// connection closes (`close()`), which also ends the analysis.
+final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // mutable state is guarded by `lock`
+    /// What the session needs from the server.
+    struct Settings {
+        var models: ModelRegistry
+        var computeType: ComputeType
+        var modelManager: ModelManager
+    }
+
+    private let settings: Settings
+    private let send: @Sendable (Data) -> Bool
+    private let lock = NSLock()
+    private var isClosed = false
+    private var sampleRate = 24_000.0
+    private var language = "en"
+    private var modelName: String?
+    private var prompt: String?
+    private var input: AsyncStream<AnalyzerInput>.Continuation?
+    private var analyzer: SpeechAnalyzer?
+    private var results: Task<Void, Never>?
+    private var samplesSinceCommit = 0
+    private var counter = 0
+    private var itemCounter = 0
+    private var item: String?
+    private var previousItem: String?
+
+    /// - Parameter send: writes one text message; false once the client is gone.
+    init(settings: Settings, send: @escaping @Sendable (Data) -> Bool) {
+        self.settings = settings
+        self.send = send
+    }
+
+    /// The connection is open: announces the session.
+    func open() {
+        emit(["type": "session.created", "session": sessionDescription(kind: "transcription")])
+    }
+
+    /// One text message from the client.
+    func receive(_ message: Data) {
+        guard let event = (try? JSONSerialization.jsonObject(with: message)) as? [String: Any], let type = event["type"] as? String else {
+            return error("The message is not a JSON object with a 'type'. Send Realtime client events such as input_audio_buffer.append.", code: "invalid_json")
+        }
+        switch type {
+        case "session.update", "transcription_session.update":
+            update(event["session"] as? [String: Any] ?? [:], reply: type.replacingOccurrences(of: ".update", with: ".updated"))
+        case "input_audio_buffer.append":
+            append(event["audio"])
+        case "input_audio_buffer.commit":
+            commit()
+        case "input_audio_buffer.clear":
+            lock.withLock { samplesSinceCommit = 0 }
+            emit(["type": "input_audio_buffer.cleared"])
+        default:
+            error("Unknown client event type '\(type)'. This server takes session.update, transcription_session.update, input_audio_buffer.append, input_audio_buffer.commit and input_audio_buffer.clear.", code: "invalid_event_type")
+        }
+    }
+
+    /// The connection closed: no more writes, and the analysis ends.
+    func close() {
+        let (input, analyzer) = lock.withLock { () -> (AsyncStream<AnalyzerInput>.Continuation?, SpeechAnalyzer?) in
+            isClosed = true
+            return (self.input, self.analyzer)
+        }
+        input?.finish()
+        if let analyzer { Task { await analyzer.cancelAndFinishNow() } }
+    }
+
+    // MARK: Client events
+
+    private func update(_ session: [String: Any], reply: String) {
+        let audio = (session["audio"] as? [String: Any])?["input"] as? [String: Any]
+        let transcription = audio?["transcription"] as? [String: Any] ?? session["input_audio_transcription"] as? [String: Any]
+        let format = audio?["format"] as? [String: Any]
+        let rate = (format?["rate"] as? NSNumber)?.doubleValue
+        let formatName = format?["type"] as? String ?? session["input_audio_format"] as? String
+        if let formatName, !["pcm16", "audio/pcm"].contains(formatName) {
+            return error("Audio format '\(formatName)' is not supported; send pcm16 (audio/pcm), mono, little-endian.", code: "invalid_value", param: "session.audio.input.format")
+        }
+        if let rate, !(8_000...48_000).contains(rate) {
+            return error("Sample rate \(Int(rate)) Hz is not supported; send 8,000 to 48,000 Hz (24,000 is OpenAI's).", code: "invalid_value", param: "session.audio.input.format.rate")
+        }
+        let started = lock.withLock { analyzer != nil }
+        if started, transcription != nil || rate != nil {
+            return error("The session has started; send session.update with the model, language and format before the first audio.", code: "session_already_started")
+        }
+        lock.withLock {
+            if let rate { sampleRate = rate }
+            if let language = transcription?["language"] as? String, !language.isEmpty { self.language = language }
+            if let model = transcription?["model"] as? String { modelName = model }
+            if let prompt = transcription?["prompt"] as? String { self.prompt = prompt }
+        }
+        emit(["type": reply, "session": sessionDescription(kind: "transcription")])
+    }
+
+    private func append(_ audio: Any?) {
+        guard let base64 = audio as? String, let bytes = Data(base64Encoded: base64), bytes.count % 2 == 0 else {
+            return error("'audio' must be base64 of 16-bit little-endian mono PCM (an even number of bytes).", code: "invalid_value", param: "audio")
+        }
+        guard !bytes.isEmpty else { return }
+        do {
+            try startIfNeeded()
+        } catch {
+            return self.error(Self.describe(error), code: "session_failed")
+        }
+        let (rate, input) = lock.withLock { () -> (Double, AsyncStream<AnalyzerInput>.Continuation?) in
+            samplesSinceCommit += bytes.count / 2
+            return (sampleRate, self.input)
+        }
+        guard let format = AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: rate, channels: 1, interleaved: false),
+            let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(bytes.count / 2))
+        else { return }
+        buffer.frameLength = AVAudioFrameCount(bytes.count / 2)
+        bytes.withUnsafeBytes { raw in
+            let samples = buffer.floatChannelData![0]
+            for index in 0..<(bytes.count / 2) { samples[index] = Float(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: index * 2, as: Int16.self))) / 32768 }
+        }
+        input?.yield(AnalyzerInput(buffer: buffer))
+    }
+
+    /// Ends the current phrase now: its final result becomes a completed item. With no phrase open (the audio since
+    /// the last phrase was silence), the commit still gets its item, with an empty transcript, as OpenAI's does.
+    private func commit() {
+        let (pending, analyzer, open) = lock.withLock { (samplesSinceCommit, self.analyzer, item != nil) }
+        guard pending > 0, let analyzer else {
+            return error("The input audio buffer is empty: append audio before committing.", code: "input_audio_buffer_commit_empty")
+        }
+        lock.withLock { samplesSinceCommit = 0 }
+        if !open {
+            let (id, previous) = lock.withLock { () -> (String, String?) in
+                itemCounter += 1
+                defer { previousItem = "item_\(itemCounter)" }
+                return ("item_\(itemCounter)", previousItem)
+            }
+            emit(["type": "input_audio_buffer.committed", "item_id": id, "previous_item_id": previous ?? NSNull()])
+            emit(["type": "conversation.item.input_audio_transcription.completed", "item_id": id, "content_index": 0, "transcript": ""])
+        }
+        Task { try? await analyzer.finalize(through: nil) }
+    }
+
+    // MARK: Analysis
+
+    private func startIfNeeded() throws {
+        lock.lock()
+        defer { lock.unlock() }
+        guard analyzer == nil, !isClosed else { return }
+        let name = modelName.map { settings.models.resolve(ModelRegistry.defaultAliases.contains($0) || $0.hasPrefix("gpt-") ? nil : $0) }
+        if let name { _ = try settings.modelManager.folder(for: name) }
+        let transcriber = SpeechTranscriber(
+            locale: Locale(identifier: language), transcriptionOptions: [], reportingOptions: [.volatileResults],
+            attributeOptions: [.audioTimeRange],
+            engine: TranscriberEngine(modelName: name, computeType: settings.computeType, modelManager: settings.modelManager))
+        let analyzer = SpeechAnalyzer(modules: [transcriber])
+        let (stream, input) = AsyncStream<AnalyzerInput>.makeStream()
+        self.analyzer = analyzer
+        self.input = input
+        results = Task { [weak self] in
+            do {
+                try await analyzer.start(inputSequence: stream)
+                for try await result in transcriber.results { self?.deliver(result) }
+            } catch {
+                self?.error("The transcription stopped: \(Self.describe(error))", code: "transcription_failed")
+            }
+        }
+    }
+
+    /// A result as Realtime events: the first of an item announces it, and a final result completes it.
+    private func deliver(_ result: SpeechTranscriber.Result) {
+        let text = String(String(result.text.characters).drop(while: \.isWhitespace))
+        let (current, isNew) = lock.withLock { () -> (String?, Bool) in
+            if let item { return (item, false) }
+            guard !text.isEmpty else { return (nil, false) }
+            itemCounter += 1
+            item = "item_\(itemCounter)"
+            return (item, true)
+        }
+        guard let current else { return }
+        if isNew {
+            emit(["type": "input_audio_buffer.speech_started", "item_id": current, "audio_start_ms": Self.milliseconds(result.range.start)])
+        }
+        // The phrase's text goes out as one delta when it is final, as OpenAI sends whisper-1's: volatile words may
+        // still change, and a delta cannot be taken back.
+        guard result.isFinal else { return }
+        let previous = lock.withLock { () -> String? in
+            defer {
+                previousItem = current
+                item = nil
+            }
+            return previousItem
+        }
+        emit(["type": "input_audio_buffer.speech_stopped", "item_id": current, "audio_end_ms": Self.milliseconds(result.range.end)])
+        emit(["type": "input_audio_buffer.committed", "item_id": current, "previous_item_id": previous ?? NSNull()])
+        if !text.isEmpty {
+            emit(["type": "conversation.item.input_audio_transcription.delta", "item_id": current, "content_index": 0, "delta": text])
+        }
+        emit(["type": "conversation.item.input_audio_transcription.completed", "item_id": current, "content_index": 0, "transcript": text])
+    }
+
+    private static func milliseconds(_ time: CMTime) -> Int {
+        time.seconds.isFinite ? Int((time.seconds * 1000).rounded()) : 0
+    }
+
+    // MARK: Sending
+
+    private func emit(_ event: [String: Any]) {
+        var event = event
+        let id: Int = lock.withLock {
+            counter += 1
+            return counter
+        }
+        event["event_id"] = "event_\(id)"
+        guard let data = try? JSONSerialization.data(withJSONObject: event, options: [.withoutEscapingSlashes]) else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        guard !isClosed else { return }
+        if !send(data) { isClosed = true }
+    }
+
+    private func error(_ message: String, code: String, param: String? = nil) {
+        emit(["type": "error", "error": ["type": "invalid_request_error", "code": code, "message": message, "param": param ?? NSNull(), "event_id": NSNull()] as [String: Any]])
+    }
+
+    private func sessionDescription(kind: String) -> [String: Any] {
+        lock.withLock {
+            [
+                "type": kind, "object": "realtime.transcription_session",
+                "audio": ["input": [
+                    "format": ["type": "audio/pcm", "rate": Int(sampleRate)],
+                    "transcription": ["model": modelName ?? "whisper-1", "language": language, "prompt": prompt ?? ""],
+                    "turn_detection": ["type": "server_vad"],
+                ] as [String: Any]],
+            ]
+        }
+    }
+
+    private static func describe(_ error: Error) -> String {
+        let localized = error as? LocalizedError
+        return [localized?.errorDescription, localized?.failureReason, localized?.recoverySuggestion].compactMap { $0 }.joined(separator: " ")
+            .nonEmpty ?? "\(error)"
+    }
+}
+
+private extension String {
+    var nonEmpty: String? { isEmpty ? nil : self }
+}
