@@ -51,7 +51,8 @@ struct APIError: Error, Sendable, Equatable {
     /// No such route (404).
     static func notFound(method: String, path: String) -> APIError {
         APIError(
-            status: 404, message: "No route for \(method) \(path). The routes are listed in 'aural serve --help'.",
+            status: 404,
+            message: "No route for \(method) \(path). The routes: POST /v1/audio/transcriptions, POST /v1/audio/translations, GET /v1/realtime (WebSocket), GET /v1/models, GET /health, GET /metrics.",
             type: "invalid_request_error")
     }
 
