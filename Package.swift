@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio", "TestSupport"]),
         .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "Speech", "AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"], exclude: ["Snapshots"]),
-        .testTarget(name: "AuralServeTests", dependencies: ["AuralServe", "AuralWhisper", "Speech", "TestSupport"]),
+        .testTarget(name: "AuralServeTests", dependencies: ["AuralServe", "AuralWhisper"]),
         .testTarget(name: "AuralHistoryTests", dependencies: ["AuralHistory", "AuralKit", "Speech", "AuralWhisper", "TestSupport"]),
         .testTarget(name: "AuralCLITests", dependencies: ["aural", "AuralKit", "Speech", "AuralHistory", "TestSupport"], exclude: ["Snapshots"]),
     ],
