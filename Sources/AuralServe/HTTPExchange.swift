@@ -52,10 +52,7 @@ final class HTTPExchange {
 
     /// Sends a JSON value with `status`.
     func respond<Value: Encodable>(status: Int = 200, json value: Value, headers: [(String, String)] = []) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(value)) ?? Data("{}".utf8)
-        respond(status: status, contentType: "application/json", body: body, headers: headers)
+        respond(status: status, contentType: "application/json", body: TranscriptionResponse.encode(value), headers: headers)
     }
 
     /// Sends an error as OpenAI's error JSON, with `Retry-After` when it says when to come back.
@@ -69,9 +66,7 @@ final class HTTPExchange {
     /// Refuses a WebSocket upgrade with `error`'s status and JSON. civetweb's response functions do not take a
     /// connection that asked for an upgrade, so the response is written whole, with `Connection: close`.
     func refuseUpgrade(_ error: APIError) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let body = (try? encoder.encode(error.body)) ?? Data()
+        let body = TranscriptionResponse.encode(error.body)
         let reason = String(cString: mg_get_response_code_text(connection, Int32(error.status)))
         var head = "HTTP/1.1 \(error.status) \(reason)\r\nContent-Type: application/json\r\nContent-Length: \(body.count)\r\n"
         if error.status == 401 { head += "WWW-Authenticate: Bearer\r\n" }

@@ -27,6 +27,8 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
     private var modelName: String?
     private var prompt: String?
     private var input: AsyncStream<AnalyzerInput>.Continuation?
+    /// The client's audio format, fixed when the analysis starts.
+    private var inputFormat: AVAudioFormat?
     private var analyzer: SpeechAnalyzer?
     private var results: Task<Void, Never>?
     private var samplesSinceCommit = 0
@@ -113,17 +115,17 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
         } catch {
             return self.error(Self.describe(error), code: "session_failed")
         }
-        let (rate, input) = lock.withLock { () -> (Double, AsyncStream<AnalyzerInput>.Continuation?) in
+        let (format, input) = lock.withLock { () -> (AVAudioFormat?, AsyncStream<AnalyzerInput>.Continuation?) in
             samplesSinceCommit += bytes.count / 2
-            return (sampleRate, self.input)
+            return (inputFormat, self.input)
         }
-        guard let format = AVAudioFormat(commonFormat: .pcmFormatFloat32, sampleRate: rate, channels: 1, interleaved: false),
-            let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(bytes.count / 2))
+        // The client's PCM16 as it is: the analyzer converts it to what its modules take.
+        guard let format, let buffer = AVAudioPCMBuffer(pcmFormat: format, frameCapacity: AVAudioFrameCount(bytes.count / 2))
         else { return }
         buffer.frameLength = AVAudioFrameCount(bytes.count / 2)
         bytes.withUnsafeBytes { raw in
-            let samples = buffer.floatChannelData![0]
-            for index in 0..<(bytes.count / 2) { samples[index] = Float(Int16(littleEndian: raw.loadUnaligned(fromByteOffset: index * 2, as: Int16.self))) / 32768 }
+            let samples = buffer.int16ChannelData![0]
+            for index in 0..<(bytes.count / 2) { samples[index] = Int16(littleEndian: raw.loadUnaligned(fromByteOffset: index * 2, as: Int16.self)) }
         }
         input?.yield(AnalyzerInput(buffer: buffer))
     }
@@ -164,6 +166,7 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
         let (stream, input) = AsyncStream<AnalyzerInput>.makeStream()
         self.analyzer = analyzer
         self.input = input
+        inputFormat = AVAudioFormat(commonFormat: .pcmFormatInt16, sampleRate: sampleRate, channels: 1, interleaved: true)
         results = Task { [weak self] in
             do {
                 try await analyzer.start(inputSequence: stream)

@@ -42,22 +42,9 @@ struct TranscriptionResponse {
         var language: String
         var duration: Double
         var text: String
-        var segments: [VerboseSegment]?
+        var segments: [SegmentRecord]?
         var words: [Word]?
         var usage: Usage
-    }
-
-    struct VerboseSegment: Encodable {
-        var id: Int
-        var seek: Int
-        var start: Double
-        var end: Double
-        var text: String
-        var tokens: [Int]
-        var temperature: Double
-        var avg_logprob: Double
-        var compression_ratio: Double
-        var no_speech_prob: Double
     }
 
     struct Word: Encodable {
@@ -69,12 +56,7 @@ struct TranscriptionResponse {
     private func verbose(_ request: TranscriptionRequest) -> Verbose {
         Verbose(
             task: task.rawValue, language: Self.languageName(info.language), duration: info.duration, text: text,
-            segments: request.segmentTimestamps ? segments.map {
-                VerboseSegment(
-                    id: $0.id, seek: $0.seek, start: $0.start, end: $0.end, text: $0.text, tokens: $0.tokens,
-                    temperature: $0.temperature, avg_logprob: $0.avgLogprob, compression_ratio: $0.compressionRatio,
-                    no_speech_prob: $0.noSpeechProb)
-            } : nil,
+            segments: request.segmentTimestamps ? segments.map { SegmentRecord($0, includingWords: false) } : nil,
             words: request.wordTimestamps
                 ? segments.flatMap { $0.words ?? [] }.map {
                     Word(word: $0.word.trimmingCharacters(in: .whitespaces), start: $0.start, end: $0.end)
@@ -87,9 +69,10 @@ struct TranscriptionResponse {
         Locale(identifier: "en").localizedString(forLanguageCode: code)?.lowercased() ?? code
     }
 
+    /// The one JSON encoding of the server's bodies and events.
     static func encode<Value: Encodable>(_ value: Value) -> Data {
         let encoder = JSONEncoder()
-        encoder.outputFormatting = [.withoutEscapingSlashes]
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
         return (try? encoder.encode(value)) ?? Data("{}".utf8)
     }
 }

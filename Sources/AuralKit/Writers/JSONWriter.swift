@@ -108,8 +108,9 @@ public struct TranscriptionTimings: Encodable, Sendable, Equatable {
     }
 }
 
-/// One segment in the JSON output.
-private struct SegmentRecord: Encodable {
+/// One segment in the JSON output: openai/whisper's segment fields, which OpenAI's `verbose_json` also uses
+/// (`aural serve` leaves the words out of it).
+package struct SegmentRecord: Encodable {
     var id: Int
     var seek: Int
     var start: Double
@@ -130,7 +131,11 @@ private struct SegmentRecord: Encodable {
         case words
     }
 
-    init(_ segment: Segment) {
+    package init(_ segment: Segment) {
+        self.init(segment, includingWords: true)
+    }
+
+    package init(_ segment: Segment, includingWords: Bool) {
         id = segment.id
         seek = segment.seek
         start = segment.start
@@ -141,12 +146,12 @@ private struct SegmentRecord: Encodable {
         avgLogprob = segment.avgLogprob
         compressionRatio = segment.compressionRatio
         noSpeechProb = segment.noSpeechProb
-        words = segment.words?.map(WordRecord.init)
+        words = includingWords ? segment.words?.map(WordRecord.init) : nil
     }
 }
 
 /// One word in the JSON output.
-private struct WordRecord: Encodable {
+package struct WordRecord: Encodable {
     var word: String
     var start: Double
     var end: Double
