@@ -2,7 +2,9 @@ import AuralWhisper
 import Foundation
 import Speech
 
-/// The models a server answers with: each loaded once, on first use, and shared by every request.
+/// The models a server answers with: each loaded once, on first use, and shared by every request. The models come from
+/// the `ModelManager`'s cache of loaded models, the one the server's live sessions take theirs from, so a model that
+/// serves both files and live sockets is in memory once.
 final class ModelRegistry: @unchecked Sendable {  // `loaded` is guarded by `lock`
     /// Names that mean the default model, as clients written for OpenAI send them.
     static let defaultAliases: Set<String> = ["whisper-1", "default"]
@@ -37,21 +39,36 @@ final class ModelRegistry: @unchecked Sendable {  // `loaded` is guarded by `loc
         defer { lock.unlock() }
         if let transcriber = loaded[name] { return (name, transcriber) }
         guard !name.contains("/"), !name.hasPrefix(".") else { throw modelNotFound(requested ?? name) }
-        let folder: URL
         do {
-            folder = try manager.folder(for: name)
+            _ = try manager.folder(for: name)
         } catch {
             throw modelNotFound(requested ?? name)
         }
         do {
-            let transcriber = Transcriber(
-                model: try WhisperModel(folder: folder, computeType: computeType), threads: threadsPerTranscription)
+            let transcriber = Transcriber(model: try sharedModel(name), threads: threadsPerTranscription)
             loaded[name] = transcriber
             return (name, transcriber)
         } catch {
             let reason = (error as? LocalizedError)?.errorDescription ?? "\(error)"
             throw APIError.internalError("The model '\(name)' is installed but failed to load: \(reason) Reinstall it with 'aural models install \(name)'.")
         }
+    }
+
+    /// The model from the manager's cache, kept for the process's lifetime, waiting for it on this thread (a request
+    /// thread of the server, never Swift's cooperative pool; the manager loads on a queue of its own).
+    private func sharedModel(_ name: String) throws -> WhisperModel {
+        let outcome = ModelOutcome()
+        Task { [manager, computeType] in
+            do {
+                outcome.result = .success(
+                    try await manager.acquireModel(named: name, computeType: computeType, retention: .processLifetime))
+            } catch {
+                outcome.result = .failure(error)
+            }
+            outcome.done.signal()
+        }
+        outcome.done.wait()
+        return try outcome.result!.get()
     }
 
     /// The installed models, in the catalog's order (read from disk at each call).
@@ -69,4 +86,10 @@ final class ModelRegistry: @unchecked Sendable {  // `loaded` is guarded by `loc
             message: "The model '\(name)' is not installed on this server. Installed: \(installed.isEmpty ? "none" : installed.joined(separator: ", ")); install others with 'aural models install NAME'.",
             type: "invalid_request_error", param: "model", code: "model_not_found")
     }
+}
+
+/// A load's result: the task writes it before it signals `done`, the waiting thread reads it after.
+private final class ModelOutcome: @unchecked Sendable {
+    let done = DispatchSemaphore(value: 0)
+    var result: Result<WhisperModel, Error>?
 }
