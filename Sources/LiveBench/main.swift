@@ -169,7 +169,7 @@ let folder = try manager.folder(for: modelName)
 let model = try WhisperModel(folder: folder, computeType: computeType)
 let cpuName = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
-print("live-bench: model \(modelName) (\(model.computeType)), cadence \(cadence) s\(phase.map { ", phase \($0) s" } ?? "")\(jitter > 0 ? " + up to \(jitter) s" : ""), \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(ProcessInfo.processInfo.activeProcessorCount) threads, \(cpuName)")
+print("live-bench: model \(modelName) (\(model.computeType)), cadence \(cadence) s\(phase.map { ", phase \($0) s" } ?? "")\(jitter > 0 ? " + up to \(jitter) s" : ""), \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(AvailableCores.count) threads, \(cpuName)")
 
 nonisolated func cpuSeconds() -> Double {
     var usage = rusage()

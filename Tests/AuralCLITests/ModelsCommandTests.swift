@@ -17,6 +17,16 @@ struct ModelsCommandTests {
         return url
     }
 
+    @Test("the machine's cores are those the process may run on: one under taskset -c 0",
+          .enabled(if: ProcessInfo.processInfo.activeProcessorCount > 1))
+    func coresFollowTheAffinityMask() throws {
+        let pinned = try CLI.run(tool: "/usr/bin/taskset", ["-c", "0", CLI.executable.path, "models", "list"])
+        #expect(pinned.status == 0, "\(pinned.stderr)")
+        #expect(pinned.stdout.contains("For this machine (1 core,"), "\(pinned.stdout)")
+        let free = try CLI.run(["models", "list"])
+        #expect(free.stdout.contains("For this machine (\(ProcessInfo.processInfo.activeProcessorCount) cores"), "\(free.stdout)")
+    }
+
     @Test("install shows a progress bar on a terminal, then transcribe --model uses the model without the network")
     func installThenTranscribe() async throws {
         let cache = try Self.temporaryCache()

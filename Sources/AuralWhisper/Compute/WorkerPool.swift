@@ -16,8 +16,8 @@ import Synchronization
 /// Kernels reach the pool through `WorkerPool.current`: the pool and thread cap of the `ComputeContext` job running on
 /// the calling thread, or the shared pool with no cap outside any job.
 final class WorkerPool: @unchecked Sendable {
-    /// The default pool: one worker per core beyond the caller's.
-    static let shared = WorkerPool(workers: max(0, ProcessInfo.processInfo.activeProcessorCount - 1))
+    /// The default pool: one worker per available core (`AvailableCores`) beyond the caller's.
+    static let shared = WorkerPool(workers: max(0, AvailableCores.count - 1))
 
     /// The pool of the job running on this thread (see `ComputeContext.run`), else `shared`.
     static var current: WorkerPool { JobSettings.current?.pool ?? shared }

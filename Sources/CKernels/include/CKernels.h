@@ -113,6 +113,9 @@ const ck_kernels *ck_select(int level);
 /// AuralVAD; it does not read `AURALKIT_CPU_LEVEL`).
 int ck_supported_level(void);
 
+/// CPUs in the calling thread's affinity mask (`sched_getaffinity`), or 0 when it cannot be read.
+int ck_affinity_cpu_count(void);
+
 #pragma clang assume_nonnull end
 
 #endif

@@ -58,7 +58,7 @@ extension ModelManager {
     /// /proc/cpuinfo.
     public func deviceCapabilities() -> DeviceCapabilities {
         let cpu = CPUFeatures.current
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = AvailableCores.count
         let memory = ProcessInfo.processInfo.physicalMemory
         let installedLanguages = Set(installedModels().filter(\.isComplete).compactMap(\.descriptor).flatMap(\.languages))
         let recommended = DeviceCapabilities.recommendation(cores: cores, memory: memory, level: cpu.level)

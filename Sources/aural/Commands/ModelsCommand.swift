@@ -84,7 +84,7 @@ enum ModelsCommand {
             print((padded + row[4]).trimmingCharacters(in: .whitespaces))
         }
         let machine = await manager.deviceCapabilities()
-        print("\nFor this machine (\(machine.processorCount) cores, \(bytes(Double(machine.physicalMemory)).replacingOccurrences(of: " ", with: "\u{A0}")) memory): "
+        print("\nFor this machine (\(machine.processorCount) core\(machine.processorCount == 1 ? "" : "s"), \(bytes(Double(machine.physicalMemory)).replacingOccurrences(of: " ", with: "\u{A0}")) memory): "
             + "\(machine.recommendedModel) for files and other languages, \(machine.recommendedEnglishModel) for live English.")
         return 0
     }
