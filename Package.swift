@@ -42,8 +42,8 @@ let package = Package(
         .target(name: "AuralKit", dependencies: ["Speech", "AuralWhisper", "AuralAudio", "AuralVAD"]),
         // Transcript history in SQLite (TranscriptStore), apart so that apps without history do not link libsqlite3.
         .target(name: "AuralHistory", dependencies: ["AuralKit", "AuralWhisper", "CSQLite"]),
-        // aural serve as a library: OpenAI's audio API over civetweb.
-        .target(name: "AuralServe", dependencies: ["CCivetWeb", "AuralKit", "Speech", "AuralWhisper", "AuralAudio"]),
+        // aural serve as a library: OpenAI's audio API over civetweb, its web page, and the history it keeps.
+        .target(name: "AuralServe", dependencies: ["CCivetWeb", "AuralKit", "AuralHistory", "Speech", "AuralWhisper", "AuralAudio"]),
         .executableTarget(name: "aural", dependencies: ["AuralServe", "AuralKit", "AuralHistory", "AuralWhisper", "AuralAudio", "AuralVAD"]),
         // The live transcription benchmark (scripts/live-bench).
         .executableTarget(name: "aural-live-bench", dependencies: ["AuralKit", "Speech", "AuralWhisper", "AuralAudio"], path: "Sources/LiveBench"),
@@ -65,7 +65,7 @@ let package = Package(
         .testTarget(name: "SpeechTests", dependencies: ["Speech", "AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"]),
         .testTarget(name: "AuralAudioTests", dependencies: ["AuralAudio", "TestSupport"]),
         .testTarget(name: "AuralKitTests", dependencies: ["AuralKit", "Speech", "AuralWhisper", "AuralAudio", "AuralVAD", "TestSupport"], exclude: ["Snapshots"]),
-        .testTarget(name: "AuralServeTests", dependencies: ["AuralServe", "AuralWhisper"]),
+        .testTarget(name: "AuralServeTests", dependencies: ["AuralServe", "AuralHistory", "AuralKit", "AuralWhisper"]),
         .testTarget(name: "AuralHistoryTests", dependencies: ["AuralHistory", "AuralKit", "Speech", "AuralWhisper", "TestSupport"]),
         .testTarget(name: "AuralCLITests", dependencies: ["aural", "AuralKit", "Speech", "AuralHistory", "TestSupport"], exclude: ["Snapshots"]),
     ],

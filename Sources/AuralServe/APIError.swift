@@ -52,7 +52,7 @@ struct APIError: Error, Sendable, Equatable {
     static func notFound(method: String, path: String) -> APIError {
         APIError(
             status: 404,
-            message: "No route for \(method) \(path). The routes: POST /v1/audio/transcriptions, POST /v1/audio/translations, GET /v1/realtime (WebSocket), GET /v1/models, GET /health, GET /metrics.",
+            message: "No route for \(method) \(path). The routes: POST /v1/audio/transcriptions, POST /v1/audio/translations, GET /v1/realtime (WebSocket), GET /v1/models, GET /v1/history (and /v1/history/ID, /v1/history/ID/export), GET /health, GET /metrics, and the web page at GET /.",
             type: "invalid_request_error")
     }
 

@@ -1,4 +1,5 @@
 import AVFoundation
+import AuralHistory
 import AuralWhisper
 import Foundation
 import Speech
@@ -8,6 +9,12 @@ import Speech
 /// phrase comes back as an item: `input_audio_buffer.speech_started` when its first words are heard, then, once it is
 /// final, `speech_stopped`, `committed`, one `conversation.item.input_audio_transcription.delta` and `…completed`.
 ///
+/// Two opt-ins beyond OpenAI's protocol, from the WebSocket URL's query (`ClientOptIns`): with `volatile=true` the
+/// phrase's volatile text also goes out, as `aural.transcription.volatile` (`item_id`, `text`: the whole volatile
+/// text of the open item, replacing the one before), and with `history=true` the session is recorded in the
+/// server's history (`aural.history.session` with its `session_id` once the first audio arrives; each final
+/// result as it comes). Clients that ask for neither get exactly OpenAI's events.
+///
 /// Messages arrive on the connection's civetweb thread; results leave from the analyzer's task. Writes stop once the
 /// connection closes (`close()`), which also ends the analysis.
 final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // mutable state is guarded by `lock`
@@ -16,6 +23,12 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
         var models: ModelRegistry
         var computeType: ComputeType
         var modelManager: ModelManager
+        /// Whether volatile text is sent (`volatile=true`).
+        var volatileText = false
+        /// Where the session is recorded, or nil when it is not (`history=true` on a server that keeps a history).
+        var history: TranscriptStore?
+        /// Where the session counts itself in and out.
+        var metrics: ServerMetrics?
     }
 
     private let settings: Settings
@@ -36,6 +49,9 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
     private var itemCounter = 0
     private var item: String?
     private var previousItem: String?
+    /// Samples the client has sent, for the history's duration.
+    private var samplesReceived = 0
+    private var recording: HistoryRecording?
 
     /// - Parameter send: writes one text message; false once the client is gone.
     init(settings: Settings, send: @escaping @Sendable (Data) -> Bool) {
@@ -45,6 +61,7 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
 
     /// The connection is open: announces the session.
     func open() {
+        settings.metrics?.liveSessionOpened()
         emit(["type": "session.created", "session": sessionDescription(kind: "transcription")])
     }
 
@@ -70,10 +87,13 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
 
     /// The connection closed: no more writes, and the analysis ends.
     func close() {
-        let (input, analyzer) = lock.withLock { () -> (AsyncStream<AnalyzerInput>.Continuation?, SpeechAnalyzer?) in
+        let (input, analyzer, recording, seconds) = lock.withLock {
+            () -> (AsyncStream<AnalyzerInput>.Continuation?, SpeechAnalyzer?, HistoryRecording?, Double) in
             isClosed = true
-            return (self.input, self.analyzer)
+            return (self.input, self.analyzer, self.recording, Double(samplesReceived) / sampleRate)
         }
+        settings.metrics?.liveSessionClosed()
+        recording?.end(audioDuration: seconds)
         input?.finish()
         if let analyzer { Task { await analyzer.cancelAndFinishNow() } }
     }
@@ -111,12 +131,13 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
         }
         guard !bytes.isEmpty else { return }
         do {
-            try startIfNeeded()
+            if let started = try startIfNeeded() { beginHistory(started) }
         } catch {
             return self.error(Self.describe(error), code: "session_failed")
         }
         let (format, input) = lock.withLock { () -> (AVAudioFormat?, AsyncStream<AnalyzerInput>.Continuation?) in
             samplesSinceCommit += bytes.count / 2
+            samplesReceived += bytes.count / 2
             return (inputFormat, self.input)
         }
         // The client's PCM16 as it is: the analyzer converts it to what its modules take.
@@ -152,10 +173,11 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
 
     // MARK: Analysis
 
-    private func startIfNeeded() throws {
+    /// Starts the analysis on the first audio; returns what the history records of it then, nil when it had started.
+    private func startIfNeeded() throws -> TranscriptStore.SessionInfo? {
         lock.lock()
         defer { lock.unlock() }
-        guard analyzer == nil, !isClosed else { return }
+        guard analyzer == nil, !isClosed else { return nil }
         let name = modelName.map { settings.models.resolve(ModelRegistry.defaultAliases.contains($0) || $0.hasPrefix("gpt-") ? nil : $0) }
         if let name { _ = try settings.modelManager.folder(for: name) }
         let transcriber = SpeechTranscriber(
@@ -172,9 +194,46 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
                 try await analyzer.start(inputSequence: stream)
                 for try await result in transcriber.results { self?.deliver(result) }
             } catch {
-                self?.error("The transcription stopped: \(Self.describe(error))", code: "transcription_failed")
+                self?.analysisFailed(error)
             }
         }
+        return TranscriptStore.SessionInfo(source: "Live (aural serve)", locale: Locale(identifier: language), model: name)
+    }
+
+    /// The analysis ended with an error: the client hears why, and the audio it sends from now on is dropped. A
+    /// machine whose cores are all taken by live sessions refuses new ones (`LiveLoad`, which the server turns on)
+    /// rather than letting every session fall behind.
+    private func analysisFailed(_ error: Error) {
+        let input = lock.withLock { () -> AsyncStream<AnalyzerInput>.Continuation? in
+            defer { self.input = nil }
+            return self.input
+        }
+        input?.finish()
+        if let speechError = error as? SFSpeechError, speechError.code == .insufficientResources {
+            settings.metrics?.liveSessionRefused()
+            self.error(
+                "This server is busy: \(Self.describe(error)) Try again in a few seconds, or connect to another replica.",
+                code: "rate_limit_exceeded")
+        } else {
+            self.error("The transcription stopped: \(Self.describe(error))", code: "transcription_failed")
+        }
+    }
+
+    /// Begins the history session of a client that asked for one, and tells it the session's number.
+    private func beginHistory(_ info: TranscriptStore.SessionInfo) {
+        guard let store = settings.history else { return }
+        do {
+            let recording = try HistoryRecording(store: store, info: info)
+            lock.withLock { self.recording = recording }
+            emit(["type": "aural.history.session", "session_id": recording.id.rawValue])
+        } catch {
+            historyFailed(error)
+        }
+    }
+
+    private func historyFailed(_ error: TranscriptStoreError) {
+        let text = [error.errorDescription, error.failureReason].compactMap { $0 }.joined(separator: " ")
+        self.error("This session is no longer recorded in the history: \(text) The transcription goes on.", code: "history_failed")
     }
 
     /// A result as Realtime events: the first of an item announces it, and a final result completes it.
@@ -192,8 +251,14 @@ final class RealtimeSession: WebSocketRoute.Peer, @unchecked Sendable {  // muta
             emit(["type": "input_audio_buffer.speech_started", "item_id": current, "audio_start_ms": Self.milliseconds(result.range.start)])
         }
         // The phrase's text goes out as one delta when it is final, as OpenAI sends whisper-1's: volatile words may
-        // still change, and a delta cannot be taken back.
-        guard result.isFinal else { return }
+        // still change, and a delta cannot be taken back. Clients that asked for it get the volatile text apart.
+        guard result.isFinal else {
+            if settings.volatileText {
+                emit(["type": "aural.transcription.volatile", "item_id": current, "content_index": 0, "text": text])
+            }
+            return
+        }
+        if let failure = lock.withLock({ recording })?.append(result) { historyFailed(failure) }
         let previous = lock.withLock { () -> String? in
             defer {
                 previousItem = current

@@ -6,6 +6,8 @@ final class ServerMetrics: @unchecked Sendable {  // every field is guarded by `
     private var requests: [String: Int] = [:]  // "route status" → count
     private var audioSeconds = 0.0
     private var computeSeconds = 0.0
+    private var liveSessions = 0
+    private var liveSessionsRefused = 0
 
     /// Counts one answered request.
     func countRequest(route: String, status: Int) {
@@ -19,6 +21,15 @@ final class ServerMetrics: @unchecked Sendable {  // every field is guarded by `
             computeSeconds += wallSeconds
         }
     }
+
+    /// Counts a live session (a Realtime WebSocket) in while its connection is open.
+    func liveSessionOpened() { lock.withLock { liveSessions += 1 } }
+
+    /// Counts a live session out when its connection closes.
+    func liveSessionClosed() { lock.withLock { liveSessions = max(0, liveSessions - 1) } }
+
+    /// Counts a live session the machine had no room for.
+    func liveSessionRefused() { lock.withLock { liveSessionsRefused += 1 } }
 
     /// The exposition text, with the admission queue's current state.
     func render(running: Int, waiting: Int) -> String {
@@ -47,6 +58,12 @@ final class ServerMetrics: @unchecked Sendable {  // every field is guarded by `
                 "# HELP aural_queue_depth Transcriptions waiting for a slot.",
                 "# TYPE aural_queue_depth gauge",
                 "aural_queue_depth \(waiting)",
+                "# HELP aural_live_sessions Live sessions (Realtime WebSockets) open now.",
+                "# TYPE aural_live_sessions gauge",
+                "aural_live_sessions \(liveSessions)",
+                "# HELP aural_live_sessions_refused_total Live sessions refused because every core was busy.",
+                "# TYPE aural_live_sessions_refused_total counter",
+                "aural_live_sessions_refused_total \(liveSessionsRefused)",
             ]
             return lines.joined(separator: "\n") + "\n"
         }

@@ -16,7 +16,8 @@ extension SpeechServer {
             } else {
                 let response = try run(job, onSegment: { _ in true })
                 let (contentType, body) = response.body(for: job.request)
-                exchange.respond(status: 200, contentType: contentType, body: body)
+                let history = recordInHistory(exchange, job: job, response: response)  // only when the request opts in
+                exchange.respond(status: 200, contentType: contentType, body: body, headers: history)
             }
         } catch let error as APIError {
             exchange.respond(error)
@@ -30,6 +31,8 @@ extension SpeechServer {
         var request: TranscriptionRequest
         var transcriber: Transcriber
         var upload: URL
+        /// The name the client gave the file.
+        var filename: String
         var duration: Double
     }
 
@@ -69,7 +72,7 @@ extension SpeechServer {
                 "The audio is \(Int(duration)) s long, over this server's limit of \(Int(configuration.maxAudioSeconds)) s. Split it, or start the server with a higher --max-audio-minutes.",
                 param: "file")
         }
-        return Job(request: request, transcriber: transcriber, upload: upload.url, duration: duration)
+        return Job(request: request, transcriber: transcriber, upload: upload.url, filename: upload.filename, duration: duration)
     }
 
     /// Transcribes in a slot, on a thread with the engine's stack size; `onSegment` returns false to stop.
@@ -128,6 +131,7 @@ extension SpeechServer {
                 first = false
                 return send(TextDelta(delta: text))
             }
+            _ = recordInHistory(exchange, job: job, response: response)  // only when the request opts in
             _ = send(TextDone(text: response.text, usage: response.usage))
             _ = exchange.writeChunk(Data())
         } catch let error as APIError where !started {

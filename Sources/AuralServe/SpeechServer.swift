@@ -1,3 +1,4 @@
+import AuralHistory
 import AuralWhisper
 import Foundation
 import Speech
@@ -12,9 +13,10 @@ import Speech
 /// ```
 ///
 /// Routes: `POST /v1/audio/transcriptions` and `/v1/audio/translations` (OpenAI's fields and response formats,
-/// `stream=true` as server-sent events), `GET /v1/models`, `GET /health`, `GET /metrics` (Prometheus). Each
-/// model is loaded once and shared; transcriptions run in a bounded number of slots with a bounded queue.
-/// The server keeps no state between requests.
+/// `stream=true` as server-sent events), `GET /v1/realtime` (WebSocket), `GET /v1/models`, `GET /health`,
+/// `GET /metrics` (Prometheus), the history (`GET /v1/history…`) and the web page at `/`. Each model is loaded once
+/// and shared; transcriptions run in a bounded number of slots with a bounded queue. The server keeps no state
+/// between requests but the history, which only records what a client asks it to (`history=true`).
 public final class SpeechServer: Sendable {
     /// How a server listens, which model it answers with, and its limits.
     public struct Configuration: Sendable {
@@ -47,6 +49,9 @@ public final class SpeechServer: Sendable {
         public var uploadDirectory: URL
         /// The models' cache.
         public var modelManager: ModelManager
+        /// The history database (a `TranscriptStore`) that transcriptions asking for it (`history=true`) are recorded
+        /// in and the history routes read; nil keeps none, and those routes answer 404 `history_disabled`.
+        public var history: URL?
 
         /// A configuration; every default is `aural serve`'s.
         public init(
@@ -54,7 +59,8 @@ public final class SpeechServer: Sendable {
             computeType: ComputeType = .auto, maxConcurrent: Int = 1, queueLimit: Int = 16,
             maxUploadBytes: Int = 100_000_000, maxAudioSeconds: Double = 4 * 3600, idleTimeoutSeconds: Int = 60,
             decodingOptions: DecodingOptions = DecodingOptions(),
-            uploadDirectory: URL = FileManager.default.temporaryDirectory, modelManager: ModelManager = .shared
+            uploadDirectory: URL = FileManager.default.temporaryDirectory, modelManager: ModelManager = .shared,
+            history: URL? = nil
         ) {
             self.host = host
             self.port = port
@@ -70,6 +76,7 @@ public final class SpeechServer: Sendable {
             self.decodingOptions = decodingOptions
             self.uploadDirectory = uploadDirectory
             self.modelManager = modelManager
+            self.history = history
         }
     }
 
@@ -78,6 +85,7 @@ public final class SpeechServer: Sendable {
     let models: ModelRegistry
     let admission: AdmissionControl
     let metrics = ServerMetrics()
+    let history: ServerHistory
     private let http: HTTPServer
     private let wyoming: WyomingServer
     private let wyomingPortBox = PortBox()
@@ -87,25 +95,29 @@ public final class SpeechServer: Sendable {
     /// A server, not yet listening.
     public init(configuration: Configuration) {
         self.configuration = configuration
-        let cores = ProcessInfo.processInfo.activeProcessorCount
+        let cores = AvailableCores.count
         models = ModelRegistry(
             defaultModel: configuration.defaultModel, computeType: configuration.computeType,
             threadsPerTranscription: max(1, cores / max(1, configuration.maxConcurrent)), manager: configuration.modelManager)
         admission = AdmissionControl(slots: configuration.maxConcurrent, queueLimit: configuration.queueLimit)
+        history = ServerHistory(url: configuration.history)
         let router = Router()
         let realtime = WebSocketRoute(
             refusal: { exchange in
                 guard let server = router.server else { return .shuttingDown }
                 return server.realtimeRefusal(exchange)
             },
-            makePeer: { send in
+            makePeer: { request, send in
                 guard let server = router.server else { return ClosedPeer() }
+                let optIns = (try? ClientOptIns(query: request.query)) ?? ClientOptIns()  // checked by the refusal
                 return RealtimeSession(
                     settings: .init(
                         models: server.models, computeType: configuration.computeType,
-                        modelManager: configuration.modelManager),
+                        modelManager: configuration.modelManager, volatileText: optIns.volatileText,
+                        history: server.history.store(for: optIns), metrics: server.metrics),
                     send: send)
-            })
+            },
+            idleTimeoutSeconds: configuration.idleTimeoutSeconds)
         wyoming = WyomingServer(services: .init(
             models: models, admission: admission, decodingOptions: configuration.decodingOptions,
             maxAudioSeconds: configuration.maxAudioSeconds, version: Self.version))
@@ -129,6 +141,9 @@ public final class SpeechServer: Sendable {
         } catch let error as APIError {
             throw ServerError.invalidOption(name: "model", reason: error.message)
         }
+        try history.open()
+        // Live sessions that would make every session fall behind are refused (each client gets an error event).
+        LiveLoad.shared.refusesWhenFull = true
         try http.start(
             host: configuration.host, port: configuration.port,
             threads: configuration.maxConcurrent + configuration.queueLimit + 8,
@@ -183,8 +198,16 @@ public final class SpeechServer: Sendable {
             exchange.respond(status: 200, contentType: "text/plain", body: Data("ok\n".utf8))
             return
         }
+        if let asset = WebAsset.all[route] {  // the page holds no secret: it asks for the key when the server needs one
+            asset.serve(to: exchange)
+            return
+        }
         guard isAuthorized(exchange) else {
             exchange.respond(APIError.unauthorized)
+            return
+        }
+        if Self.historyRoutes.contains(route) {
+            answerHistory(exchange, route: route)
             return
         }
         switch (route, exchange.method) {
@@ -194,11 +217,14 @@ public final class SpeechServer: Sendable {
                 status: 200, contentType: "text/plain; version=0.0.4",
                 body: Data(metrics.render(running: load.running, waiting: load.waiting).utf8))
         case ("/v1/models", "GET"):
-            exchange.respond(json: ModelList(data: models.installedNames().map { ModelList.Model(id: $0) }))
-        case ("/v1/audio/transcriptions", "POST"):
-            transcribe(exchange, task: .transcribe)
-        case ("/v1/audio/translations", "POST"):
-            transcribe(exchange, task: .translate)
+            exchange.respond(json: ModelList(data: models.installedModels().map { ModelList.Model(id: $0.name, languages: $0.languages) }))
+        case ("/v1/audio/transcriptions", "POST"), ("/v1/audio/translations", "POST"):
+            do {
+                _ = try ClientOptIns(query: exchange.query)  // a bad opt-in is refused before the upload is read
+                transcribe(exchange, task: route == "/v1/audio/translations" ? .translate : .transcribe)
+            } catch {
+                exchange.respond(error)
+            }
         case ("/metrics", _), ("/v1/models", _):
             exchange.respond(APIError.methodNotAllowed(method: exchange.method, path: exchange.path, allowed: "GET"))
         case ("/v1/audio/transcriptions", _), ("/v1/audio/translations", _):
@@ -212,25 +238,37 @@ public final class SpeechServer: Sendable {
     static func route(_ path: String) -> String {
         let trimmed = path.count > 1 && path.hasSuffix("/") ? String(path.dropLast()) : path
         let known = ["/health", "/metrics", "/v1/models", "/v1/audio/transcriptions", "/v1/audio/translations"]
-        return known.contains(trimmed) ? trimmed : "other"
+        if known.contains(trimmed) || WebAsset.all[trimmed] != nil { return trimmed }
+        return historyRoute(trimmed)?.route ?? "other"
     }
 
-    /// Why a WebSocket to `/v1/realtime` is refused, or nil to accept it.
+    /// Why a WebSocket to `/v1/realtime` is refused, or nil to accept it. A browser cannot set `Authorization` on a
+    /// WebSocket, so the key may also come as OpenAI's browser subprotocol, `openai-insecure-api-key.KEY`.
     func realtimeRefusal(_ exchange: HTTPExchange) -> APIError? {
         if stopping.isSet { return .shuttingDown }
-        return isAuthorized(exchange) ? nil : .unauthorized
+        guard isAuthorized(exchange, subprotocolKey: true) else { return .unauthorized }
+        do {
+            _ = try ClientOptIns(query: exchange.query)
+            return nil
+        } catch {
+            return error
+        }
     }
 
-    private func isAuthorized(_ exchange: HTTPExchange) -> Bool {
+    private func isAuthorized(_ exchange: HTTPExchange, subprotocolKey: Bool = false) -> Bool {
         if configuration.apiKeys.isEmpty { return true }
+        if subprotocolKey, let key = BrowserAPIKey.fromSubprotocols(exchange.header("Sec-WebSocket-Protocol")) {
+            return configuration.apiKeys.contains(key)
+        }
         guard let value = exchange.header("Authorization"), value.lowercased().hasPrefix("bearer ") else { return false }
         return configuration.apiKeys.contains(String(value.dropFirst("bearer ".count)).trimmingCharacters(in: .whitespaces))
     }
 
-    /// `GET /v1/models`' body, as OpenAI lists models.
+    /// `GET /v1/models`' body, as OpenAI lists models, each with the languages it transcribes (for the web page).
     struct ModelList: Encodable {
         struct Model: Encodable {
             var id: String
+            var languages: [String]
             var object = "model"
             var created = 0
             var owned_by = "aural"

@@ -16,18 +16,58 @@ struct WebSocketRoute: Sendable {
 
     /// Whether to accept a connection, from its request (an API key, say); nil accepts.
     var refusal: @Sendable (HTTPExchange) -> APIError?
-    /// Makes the peer of a new connection, with the function that sends it a text message (false once gone).
-    var makePeer: @Sendable (_ send: @escaping @Sendable (Data) -> Bool) -> any Peer
+    /// Makes the peer of a new connection from its request (its query, say), with the function that sends it a text
+    /// message (false once gone).
+    var makePeer: @Sendable (_ request: HTTPExchange, _ send: @escaping @Sendable (Data) -> Bool) -> any Peer
+    /// Seconds without a message from the client (pings included) after which the server closes the connection;
+    /// nil never does.
+    var idleTimeoutSeconds: Int?
 }
 
 extension HTTPServer {
     /// The per-connection state civetweb keeps for us: the peer and a message being reassembled from fragments.
-    final class WebSocketConnection: @unchecked Sendable {  // touched only on the connection's worker thread
+    final class WebSocketConnection: @unchecked Sendable {  // `fragments`: the worker thread's; the rest under `lock`
         let peer: any WebSocketRoute.Peer
         var fragments = Data()
         /// Where the peer's messages are handled, in order: off civetweb's worker thread, whose stack is small.
         let queue = DispatchQueue(label: "aural.websocket")
+        private let lock = NSLock()
+        private var lastMessage = ContinuousClock.now
+        private var isClosed = false
+        private var idleTimer: DispatchSourceTimer?
+
         init(peer: any WebSocketRoute.Peer) { self.peer = peer }
+
+        /// A message arrived: the idle clock starts again.
+        func noteMessage() { lock.withLock { lastMessage = .now } }
+
+        /// Closes the connection (close frame 1008, "idle") once no message has come for `seconds`: a client that
+        /// went quiet without closing (a laptop asleep, a tab left open) does not hold a session and a thread.
+        func closeWhenIdle(after seconds: Int, connection: SendableConnection) {
+            let timer = DispatchSource.makeTimerSource(queue: queue)
+            let limit = Duration.seconds(seconds)
+            timer.schedule(deadline: .now() + .seconds(seconds), repeating: .seconds(max(1, seconds / 4)))
+            timer.setEventHandler { [weak self] in
+                guard let self else { return }
+                self.lock.withLock {  // civetweb frees the connection only after `markClosed` returns
+                    guard !self.isClosed, ContinuousClock.now - self.lastMessage >= limit else { return }
+                    self.isClosed = true
+                    var payload: [UInt8] = [0x03, 0xF0] + Array("idle".utf8)  // status 1008, policy violation
+                    mg_websocket_write(
+                        connection.pointer, Int32(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE), &payload, payload.count)
+                }
+            }
+            lock.withLock { idleTimer = timer }
+            timer.resume()
+        }
+
+        /// The connection is gone: nothing may touch it any more.
+        func markClosed() {
+            lock.withLock {
+                isClosed = true
+                idleTimer?.cancel()
+            }
+        }
     }
 
     /// A connection pointer that may cross threads: civetweb's `mg_websocket_write` locks the connection itself.
@@ -57,19 +97,22 @@ extension HTTPServer {
                 guard let connection, let data else { return }
                 let route = Unmanaged<RouteBox>.fromOpaque(data).takeUnretainedValue().route
                 let target = SendableConnection(pointer: connection)
-                let peer = route.makePeer { message in
+                let peer = route.makePeer(HTTPExchange(connection: connection)) { message in
                     message.withUnsafeBytes { bytes in
                         mg_websocket_write(
                             target.pointer, Int32(MG_WEBSOCKET_OPCODE_TEXT), bytes.baseAddress?.assumingMemoryBound(to: CChar.self),
                             bytes.count)
                     } > 0
                 }
-                mg_set_user_connection_data(connection, Unmanaged.passRetained(WebSocketConnection(peer: peer)).toOpaque())
+                let state = WebSocketConnection(peer: peer)
+                mg_set_user_connection_data(connection, Unmanaged.passRetained(state).toOpaque())
+                if let idleSeconds = route.idleTimeoutSeconds { state.closeWhenIdle(after: idleSeconds, connection: target) }
                 peer.open()
             },
             { connection, flags, bytes, length, _ in
                 guard let connection, let state = mg_get_user_connection_data(connection) else { return 0 }
                 let socket = Unmanaged<WebSocketConnection>.fromOpaque(state).takeUnretainedValue()
+                socket.noteMessage()
                 let opcode = Int(flags) & 0x0F
                 if opcode == Int(MG_WEBSOCKET_OPCODE_CONNECTION_CLOSE) { return 0 }
                 if opcode == Int(MG_WEBSOCKET_OPCODE_PING) {  // civetweb leaves the pong to us
@@ -91,6 +134,7 @@ extension HTTPServer {
             { connection, _ in
                 guard let connection, let state = mg_get_user_connection_data(connection) else { return }
                 let socket = Unmanaged<WebSocketConnection>.fromOpaque(state)
+                socket.takeUnretainedValue().markClosed()
                 socket.takeUnretainedValue().peer.close()
                 socket.release()
             },

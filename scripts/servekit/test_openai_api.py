@@ -446,6 +446,10 @@ class RealtimeTests(unittest.TestCase):
             stop = next(e for e in own if e.type == "input_audio_buffer.speech_stopped").audio_end_ms
             self.assertTrue(0 <= start <= stop <= 45000, (start, stop))
 
+    def live_sessions(self):
+        body = self.server.get("/metrics", headers={"Authorization": "Bearer sesame"})[1]
+        return float(re.search(r"^aural_live_sessions ([0-9.]+)$", body, re.M).group(1))
+
     def test_bad_events_get_error_events_and_the_session_goes_on(self):
         with self.connect() as connection:
             self.assertEqual(connection.recv().type, "session.created")
@@ -466,12 +470,57 @@ class RealtimeTests(unittest.TestCase):
             self.assertEqual(connection.recv().type, "transcription_session.updated")
         self.assertEqual(self.server.get("/health")[0], 200)
 
+    def test_metrics_count_open_sessions(self):
+        with self.connect() as connection:
+            self.assertEqual(connection.recv().type, "session.created")
+            self.assertEqual(self.live_sessions(), 1)
+        deadline = time.time() + 10
+        while self.live_sessions() != 0 and time.time() < deadline:  # the close reaches the server asynchronously
+            time.sleep(0.1)
+        self.assertEqual(self.live_sessions(), 0)
+
     def test_a_wrong_key_is_refused_at_the_handshake(self):
         client = openai.OpenAI(base_url=self.server.url + "/v1", api_key="wrong", max_retries=0)
         with self.assertRaises(Exception) as caught:
             with client.realtime.connect(model="whisper-1", extra_query={"intent": "transcription"}) as connection:
                 connection.recv()
         self.assertIn("401", str(caught.exception))
+
+
+class IdleSocketTests(unittest.TestCase):
+    """A Realtime socket that sends nothing for --idle-timeout seconds is closed by the server; one that talks is not."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server("--idle-timeout", "2")
+        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key="none", max_retries=0)
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.stop()
+
+    def connect(self):
+        return self.client.realtime.connect(model="whisper-1", extra_query={"intent": "transcription"})
+
+    def test_a_quiet_socket_is_closed_and_a_talking_one_is_not(self):
+        with self.connect() as talking, self.connect() as quiet:
+            self.assertEqual(talking.recv().type, "session.created")
+            self.assertEqual(quiet.recv().type, "session.created")
+            opened = time.time()
+            watchdog = threading.Timer(10, quiet.close)  # a server that never closes it fails below, on the code
+            watchdog.start()
+            self.addCleanup(watchdog.cancel)
+            for _ in range(8):  # 4 s of messages, each under the limit after the one before
+                talking.send_raw(json.dumps({"type": "input_audio_buffer.clear"}))
+                self.assertEqual(talking.recv().type, "input_audio_buffer.cleared")
+                time.sleep(0.5)
+            with self.assertRaises(Exception) as closed:
+                quiet.recv()
+            self.assertLess(time.time() - opened, 10)
+            self.assertIn("1008", str(closed.exception))
+            talking.send_raw(json.dumps({"type": "input_audio_buffer.clear"}))
+            self.assertEqual(talking.recv().type, "input_audio_buffer.cleared")
+        self.assertEqual(self.server.get("/health")[0], 200)
 
 
 class WyomingTests(unittest.TestCase):

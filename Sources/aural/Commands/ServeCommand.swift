@@ -21,6 +21,11 @@ enum ServeCommand {
             OptionSpec("max-upload-mb", .int("MB"), help: "Largest upload; larger ones get 413", defaultValue: "100"),
             OptionSpec("max-audio-minutes", .int("MIN"), help: "Longest audio accepted", defaultValue: "240"),
             OptionSpec("beam-size", .int("N"), help: "Beams at temperature 0 (1 is greedy)", defaultValue: "5"),
+            OptionSpec("idle-timeout", .int("SECONDS"), help: "Close a connection or WebSocket that sends nothing for this long", defaultValue: "60"),
+            OptionSpec(
+                "history", .string("PATH"), help: "Where transcriptions that ask for it (history=true; the web page does) are kept",
+                defaultValue: HistoryCommand.historyOption.defaultValue),
+            OptionSpec("no-history", .flag, help: "Keep no history; the history routes answer 404 history_disabled"),
         ]
     )
 
@@ -71,11 +76,14 @@ enum ServeCommand {
         var decoding = DecodingOptions()
         if let beams = parsed.int("beam-size") { decoding.beamSize = beams }
         try decoding.validate()
-        let positive = ["max-concurrent", "max-upload-mb", "max-audio-minutes"]
+        let positive = ["max-concurrent", "max-upload-mb", "max-audio-minutes", "idle-timeout"]
         for name in positive {
             if let value = parsed.int(name), value < 1 { throw ServerError.invalidOption(name: name, reason: "must be at least 1, got \(value)") }
         }
         if let queue = parsed.int("queue"), queue < 0 { throw ServerError.invalidOption(name: "queue", reason: "must be 0 or more") }
+        if parsed.flag("no-history"), parsed.string("history") != nil {
+            throw ServerError.invalidOption(name: "no-history", reason: "--history and --no-history cannot be used together")
+        }
         return SpeechServer.Configuration(
             host: parsed.string("host") ?? "127.0.0.1", port: parsed.int("port") ?? 8080, apiKeys: keys,
             wyomingPort: parsed.int("wyoming"),
@@ -83,6 +91,8 @@ enum ServeCommand {
             computeType: parsed.string("compute-type").flatMap(ComputeType.init(rawValue:)) ?? .auto,
             maxConcurrent: parsed.int("max-concurrent") ?? 1, queueLimit: parsed.int("queue") ?? 16,
             maxUploadBytes: (parsed.int("max-upload-mb") ?? 100) * 1_000_000,
-            maxAudioSeconds: Double((parsed.int("max-audio-minutes") ?? 240) * 60), decodingOptions: decoding)
+            maxAudioSeconds: Double((parsed.int("max-audio-minutes") ?? 240) * 60),
+            idleTimeoutSeconds: parsed.int("idle-timeout") ?? 60, decodingOptions: decoding,
+            history: parsed.flag("no-history") ? nil : HistoryCommand.url(parsed))
     }
 }
