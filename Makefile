@@ -18,9 +18,10 @@ demo: setup
 # PulseAudio daemon with virtual devices that scripts/with-pulse starts and stops. First the bench's unit tests
 # (scripts/benchkit: pure Python, no model, well under a second), which end with unittest's "OK"; then every Swift
 # suite but the live-microphone ones; then an app's package that depends on a tagged clone of this repository
-# (scripts/consumer-check); then `aural serve` through OpenAI's Python client (scripts/serve-check); then the suites
-# that play recordings into the virtual microphone, on their own, since the audio layer's tests share the daemon's
-# devices. Last, the same live-audio suites (the audio layer's, then the live microphone's) against a private
+# (scripts/consumer-check); then `aural serve` through OpenAI's Python client (scripts/serve-check) and its web page
+# in headless Chromium (scripts/web-check); then the deployment files: nginx in front of two replicas, the systemd unit
+# and the Kubernetes manifest (scripts/deploy-check); then the suites that play recordings into the virtual
+# microphone, on their own, since the audio layer's tests share the daemon's devices. Last, the same live-audio suites (the audio layer's, then the live microphone's) against a private
 # PipeWire (pipewire, wireplumber, pipewire-pulse) that scripts/with-pipewire starts and stops: `make test-pipewire`
 # alone.
 test: setup
@@ -30,6 +31,8 @@ test: setup
 	scripts/consumer-check
 	$(SWIFT) build -c release --product aural
 	scripts/serve-check
+	scripts/web-check
+	scripts/deploy-check
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --filter LiveMicrophone
 	$(MAKE) --no-print-directory pipewire-phases
 
