@@ -10,9 +10,9 @@ import Synchronization
 /// than `LiveLoad.maximumCadence` marks the machine as full; with `refusesWhenFull` on, `admit()` then refuses new
 /// sessions for `LiveLoad.fullMemorySeconds` (`SFSpeechError.Code.insufficientResources`).
 ///
-/// Refusal is off unless a server turns it on (`scripts/live-bench --sessions` does): an app's own analyses, and
-/// input faster than real time (a file read into buffers, which test suites run many of at once), may be slow on
-/// purpose, and Apple's analyzer does not refuse them either.
+/// Refusal is off unless a server turns it on (`aural serve` and `scripts/live-bench --sessions` do): an app's own
+/// analyses, and input faster than real time (a file read into buffers, which test suites run many of at once), may
+/// be slow on purpose, and Apple's analyzer does not refuse them either.
 package final class LiveLoad: Sendable {
     /// The load every analyzer of the process shares.
     package static let shared = LiveLoad()
