@@ -15,8 +15,9 @@ demo: setup
 	scripts/listen-demo
 
 # Every test, in an optimized build (the engine's tests run real models on real audio), against a private
-# PulseAudio daemon with virtual devices that scripts/with-pulse starts and stops. First the bench's unit tests
-# (scripts/benchkit: pure Python, no model, well under a second), which end with unittest's "OK"; then every Swift
+# PulseAudio daemon with virtual devices that scripts/with-pulse starts and stops. First the benches' unit tests
+# (scripts/benchkit and scripts/servekit/servebench: pure Python, no model, well under a second), which end with
+# unittest's "OK"; then every Swift
 # suite but the live-microphone ones; then an app's package that depends on a tagged clone of this repository
 # (scripts/consumer-check); then `aural serve` through OpenAI's Python client (scripts/serve-check) and its web page
 # in headless Chromium (scripts/web-check); then the deployment files: nginx in front of two replicas, the systemd unit
@@ -26,6 +27,7 @@ demo: setup
 # alone.
 test: setup
 	python3 -m unittest discover -s scripts/benchkit -t scripts
+	python3 -m unittest discover -s scripts/servekit/servebench -t scripts/servekit
 	$(SWIFT) build -c release --build-tests -Xswiftc -enable-testing --scratch-path $(TEST_BUILD)
 	scripts/with-pulse $(SWIFT) test -c release -Xswiftc -enable-testing --scratch-path $(TEST_BUILD) --skip-build --skip LiveMicrophone
 	scripts/consumer-check

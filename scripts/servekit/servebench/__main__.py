@@ -1,0 +1,5 @@
+import sys
+
+from servebench.cli import main
+
+sys.exit(main())
