@@ -383,13 +383,17 @@ def pcm16_at(path, rate):
     return bytes(out)
 
 
-class RealtimeTests(unittest.TestCase):
-    """OpenAI's Realtime transcription over WebSocket, through the openai client's realtime connection."""
+class RealtimeServerTests(unittest.TestCase):
+    """A server of its own, started with `server_arguments` and reached with `api_key`, and Realtime connections to it
+    through the openai client."""
+
+    server_arguments = ()
+    api_key = "none"
 
     @classmethod
     def setUpClass(cls):
-        cls.server = Server("--api-key", "sesame")
-        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key="sesame", max_retries=0)
+        cls.server = Server(*cls.server_arguments)
+        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key=cls.api_key, max_retries=0)
 
     @classmethod
     def tearDownClass(cls):
@@ -397,6 +401,13 @@ class RealtimeTests(unittest.TestCase):
 
     def connect(self):
         return self.client.realtime.connect(model="whisper-1", extra_query={"intent": "transcription"})
+
+
+class RealtimeTests(RealtimeServerTests):
+    """OpenAI's Realtime transcription over WebSocket, through the openai client's realtime connection."""
+
+    server_arguments = ("--api-key", "sesame")
+    api_key = "sesame"
 
     def test_a_recording_sent_in_real_time_comes_back_as_items(self):
         audio = pcm16_at(os.path.join(AUDIO, "two_cities.wav"), 24000)
@@ -487,20 +498,10 @@ class RealtimeTests(unittest.TestCase):
         self.assertIn("401", str(caught.exception))
 
 
-class IdleSocketTests(unittest.TestCase):
+class IdleSocketTests(RealtimeServerTests):
     """A Realtime socket that sends nothing for --idle-timeout seconds is closed by the server; one that talks is not."""
 
-    @classmethod
-    def setUpClass(cls):
-        cls.server = Server("--idle-timeout", "2")
-        cls.client = openai.OpenAI(base_url=cls.server.url + "/v1", api_key="none", max_retries=0)
-
-    @classmethod
-    def tearDownClass(cls):
-        cls.server.stop()
-
-    def connect(self):
-        return self.client.realtime.connect(model="whisper-1", extra_query={"intent": "transcription"})
+    server_arguments = ("--idle-timeout", "2")
 
     def test_a_quiet_socket_is_closed_and_a_talking_one_is_not(self):
         with self.connect() as talking, self.connect() as quiet:

@@ -14,6 +14,7 @@ import subprocess
 import sys
 import tempfile
 
+from benchkit.cli import comma_list
 from benchkit.paths import THREADS, Paths
 from benchkit.stats import wer
 
@@ -40,15 +41,6 @@ same server's file transcription for the others, as scripts/live-bench takes the
 A benchmark, not a test: run it on a quiet machine. The report says how busy the rest of the machine was.
 environment: AURAL_BIN, AURALKIT_MODELS_DIR, AURALKIT_BENCH_CACHE, FWS_PYTHON, XDG_CACHE_HOME.
 """
-
-
-def comma_list(convert=str):
-    def parse(value):
-        try:
-            return [convert(v) for v in value.split(",") if v]
-        except ValueError as error:
-            raise argparse.ArgumentTypeError(str(error))
-    return parse
 
 
 def server_list(value):
