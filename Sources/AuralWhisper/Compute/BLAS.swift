@@ -36,10 +36,24 @@ enum BLAS {
         }
     }
 
+    /// `gemm` through OpenBLAS on the calling thread alone, whatever the shape (no small-product kernels, no split):
+    /// for callers that already run their own parts on the pool's threads. Cut at multiples of `rowTile`, its rows
+    /// equal those of one unsplit OpenBLAS product bit for bit.
+    static func gemmOnThisThread(
+        m: Int, n: Int, k: Int,
+        a: UnsafePointer<Float>, lda: Int,
+        b: UnsafePointer<Float>, ldb: Int, transposeB: Bool,
+        c: UnsafeMutablePointer<Float>, ldc: Int
+    ) {
+        OpenBLAS.shared.sgemm(
+            OpenBLAS.rowMajor, OpenBLAS.noTranspose, transposeB ? OpenBLAS.transpose : OpenBLAS.noTranspose,
+            Int32(m), Int32(n), Int32(k), 1, a, Int32(lda), b, Int32(ldb), 0, c, Int32(ldc))
+    }
+
     /// Rows per cut: OpenBLAS's register tile is 16 rows in the SkylakeX sgemm kernel and 24 in the Haswell and Zen
     /// ones (4 and 16 for dgemm); cutting at a common multiple keeps every row in the same kernel as in an unsplit
     /// product, so a split product equals the single-threaded one bit for bit on each kernel.
-    private static let rowTile = 48
+    static let rowTile = 48
 
     /// Row blocks for a product of `m` rows: one per pool thread when the product is large enough to pay for it,
     /// each at least `rowTile` rows (so none is empty).

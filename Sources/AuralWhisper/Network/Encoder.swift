@@ -116,7 +116,7 @@ enum Encoder {
         let attention = Tensor(count: rows * d)
         let ffnWidth = w.layers[0].ffnIn.outFeatures
         let ffn = Tensor(count: rows * ffnWidth)
-        let scores = Tensor(count: rows * positions)
+        let scores = Tensor(count: Attention.blockedScratchCount(queryCount: rows, keyCount: positions))
         for (index, layer) in w.layers.enumerated() {
             layer.attentionNorm.apply(x.pointer, rows: rows, into: normed.pointer)
             layer.qkv.apply(normed.pointer, rows: rows, into: qkv.pointer)
