@@ -1,7 +1,8 @@
 // The kernels for x86-64 CPUs with AVX-512 (F, BW, VL, DQ), FMA and F16C (Intel Skylake-SP, AMD Zen 4 and later).
 // The same eight-lane arithmetic as the AVX2 build, so results are identical; the gain is the 32 vector
 // registers, which keep the five-row products free of spills and let the cross-attention kernels take 32 columns
-// a block (CK_ATTENTION_VECTORS).
+// a block (CK_ATTENTION_VECTORS), and sixteen-lane softmax rows and GELU with the same arithmetic per lane
+// (CK_SIXTEEN_LANES).
 #if defined(__x86_64__)
 #pragma STDC FP_CONTRACT OFF
 #include <immintrin.h>
@@ -17,6 +18,7 @@
 #define CK_TO_F16(x) _cvtss_sh((x), _MM_FROUND_TO_NEAREST_INT)
 #define CK_X86_INT8 1
 #define CK_ATTENTION_VECTORS 4
+#define CK_SIXTEEN_LANES 1
 
 #include "kernels_body.h"
 #endif

@@ -347,6 +347,35 @@ struct KernelTests {
             SkinnyGEMM.multiply(m: m, n: n, k: k, a: a, lda: k, b: b, ldb: k, c: &narrow, ldc: n, alpha: 1, beta: 0, kernels: KernelSet(level: .avx2))
             #expect(wide == narrow)
         }
+
+        /// The AVX-512 build's softmax runs sixteen lanes at a time with the eight-lane build's arithmetic and sum
+        /// order; its rows must equal the AVX2 build's bit for bit, at the encoder's 1,500-wide rows and at widths
+        /// that leave eight-lane and scalar tails.
+        @Test(
+            "AVX-512 and AVX2 builds give identical softmax rows", .enabled(if: CPUFeatures.current.level == .avx512),
+            arguments: [1500, 1000, 23, 17, 8, 7])
+        func identicalSoftmax(cols: Int) {
+            let rows = 4
+            var wide = Self.random(rows * cols, seed: 3).map { $0 * 60 }
+            wide[1] = -.infinity
+            var narrow = wide
+            Kernels.softmaxRows(&wide, rows: rows, cols: cols, stride: cols, scale: 0.125, kernels: KernelSet(level: .avx512))
+            Kernels.softmaxRows(&narrow, rows: rows, cols: cols, stride: cols, scale: 0.125, kernels: KernelSet(level: .avx2))
+            #expect(wide.map(\.bitPattern) == narrow.map(\.bitPattern))
+        }
+
+        /// GELU, sixteen lanes at a time in the AVX-512 build, equals the AVX2 build's bit for bit (the encoder's
+        /// 1,536-wide rows, and lengths with eight-lane and scalar tails).
+        @Test(
+            "AVX-512 and AVX2 builds give identical GELU", .enabled(if: CPUFeatures.current.level == .avx512),
+            arguments: [1536 * 3, 1537, 23, 9])
+        func identicalGELU(count: Int) {
+            var wide = Self.random(count, seed: 4, in: -6...6)
+            var narrow = wide
+            Kernels.gelu(&wide, count: count, kernels: KernelSet(level: .avx512))
+            Kernels.gelu(&narrow, count: count, kernels: KernelSet(level: .avx2))
+            #expect(wide.map(\.bitPattern) == narrow.map(\.bitPattern))
+        }
     #endif
 }
 

@@ -31,7 +31,7 @@ enum Kernels {
     }
 
     /// GELU, 0.5·x·(1 + erf(x/√2)), in place (CTranslate2's activation 3, PyTorch's default), eight lanes at a time
-    /// in the C kernel. erf comes from Abramowitz–Stegun 7.1.26 (absolute error below 1.5e-7, under Float's rounding
+    /// in the C kernel (sixteen in the AVX-512 build, with the same numbers). erf comes from Abramowitz–Stegun 7.1.26 (absolute error below 1.5e-7, under Float's rounding
     /// of the result); the last count % 8 values use the C library's `erff`.
     static func gelu(_ x: UnsafeMutablePointer<Float>, count: Int, kernels: KernelSet = .active) {
         precondition(count >= 0)
