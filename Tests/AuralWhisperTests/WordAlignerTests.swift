@@ -76,6 +76,36 @@ struct WordAlignerTests {
         #expect(block[1].isNaN)
     }
 
+    // MARK: - Token probabilities
+
+    /// The maximum as a running comparison finds it, the way `textProbability` did before it took 16 lanes at a time.
+    static func runningMaximum(_ values: UnsafePointer<Float>, count: Int) -> Float {
+        var result = -Float.infinity
+        for i in 0..<count where values[i] > result { result = values[i] }
+        return result
+    }
+
+    @Test("the largest logit, 16 lanes at a time, is the running maximum's value: NaN skipped, −∞ when none")
+    func largestLogit() {
+        var generator = SplitMix64(seed: 3)
+        var rows: [[Float]] = [[], [.nan], [-.infinity], [.nan, 2, .nan], [-0.0, 0, -0.0], Array(repeating: .nan, count: 40)]
+        for count in [1, 15, 16, 17, 33, 51_864] {
+            var row = (0..<count).map { _ in Float(Int(generator.next() % 200_001) - 100_000) / 997 }
+            rows.append(row)
+            row[count / 2] = .nan
+            row[count - 1] = .infinity
+            rows.append(row)
+        }
+        for row in rows {
+            row.withUnsafeBufferPointer { values in
+                let fast = values.baseAddress.map { WordAligner.largest($0, count: row.count) } ?? -.infinity
+                let plain = values.baseAddress.map { Self.runningMaximum($0, count: row.count) } ?? -.infinity
+                // Bit for bit, but −0 and +0 count as one (the probability cannot tell them apart).
+                #expect(fast.bitPattern == plain.bitPattern || (fast == 0 && plain == 0), "\(row.prefix(4)) …")
+            }
+        }
+    }
+
     // MARK: - Words from the path
 
     @Test("a word runs from its first token's row entry to the next word's")
@@ -258,6 +288,30 @@ struct WordAlignerGoldenTests {
             }
             #expect(abs(piece.start - segment.start) <= 0.02)
             #expect(abs(piece.end - segment.end) <= 0.02)
+        }
+    }
+
+    @Test("beckett.wav, tiny.en: each token's probability has the bits of the softmax with a running maximum")
+    func probabilitiesExact() throws {
+        let model = try Fixtures.model("tiny.en")
+        let golden = try GoldenTranscript.load("tiny.en-beckett-greedy")
+        let samples = try Fixtures.samples(golden.recording)
+        let mel = model.logMel.spectrogram(samples)
+        let segmentSize = min(LogMel.windowFrames, mel.frames - 1)
+        let encoded = Encoder.encode(mel.window(start: 0, count: segmentSize), frames: LogMel.windowFrames, weights: model.encoder)
+        let state = DecoderState(weights: model.decoder, encoderOutput: encoded, audioLength: model.audioContext)
+        let tokenizer = model.tokenizer
+        let text = golden.segments.flatMap(\.tokens).filter { $0 < tokenizer.eot }
+        let input = [tokenizer.sot, tokenizer.noTimestamps] + text + [tokenizer.eot]
+        let logits = state.logits(state.forward([input]), rows: Array(2..<(2 + text.count)))
+        let vocabulary = model.decoder.vocabularySize
+        for (t, token) in text.enumerated() {
+            let row = logits.pointer + t * vocabulary
+            let maxValue = WordAlignerTests.runningMaximum(row, count: tokenizer.eot)
+            var sum: Float = 0
+            for i in 0..<tokenizer.eot { sum += expf(row[i] - maxValue) }
+            let plain = Double(expf(row[token] - maxValue) * (1 / sum))
+            #expect(WordAligner.textProbability(row, textVocabulary: tokenizer.eot, token: token) == plain, "token \(t)")
         }
     }
 

@@ -153,7 +153,7 @@ enum WordAligner {
         for r in 0..<keptRows {
             let out = matrix + r * positions
             for h in 0..<headTotal {
-                medianFilter(
+                MedianFilter.apply(
                     attention + (h * rowCount + sotLength + r) * positions, count: positions, width: medianFilterWidth,
                     into: filtered)
                 for f in 0..<positions { out[f] += filtered[f] }
@@ -186,11 +186,28 @@ enum WordAligner {
 
     /// softmax over the first `textVocabulary` logits, at `token` (CTranslate2's softmax with a length).
     static func textProbability(_ logits: UnsafePointer<Float>, textVocabulary: Int, token: Int) -> Double {
-        var maxValue = -Float.infinity
-        for i in 0..<textVocabulary where logits[i] > maxValue { maxValue = logits[i] }
+        let maxValue = largest(logits, count: textVocabulary)
         var sum: Float = 0
         for i in 0..<textVocabulary { sum += expf(logits[i] - maxValue) }
         return Double(expf(logits[token] - maxValue) * (1 / sum))
+    }
+
+    /// The largest value, NaN skipped (−∞ when there is none), 16 lanes at a time: the value a running
+    /// `where x > largest` finds, except that of +0 and −0 it may keep the other, which `textProbability` cannot tell
+    /// apart (x − (+0) and x − (−0) differ only for x = −0, as −0 and +0, and e^−0 = e^+0).
+    static func largest(_ values: UnsafePointer<Float>, count: Int) -> Float {
+        typealias Lanes = SIMD16<Float>
+        var lanes = Lanes(repeating: -.infinity)
+        var i = 0
+        while i + Lanes.scalarCount <= count {
+            let v = UnsafeRawPointer(values + i).loadUnaligned(as: Lanes.self)
+            lanes.replace(with: v, where: v .> lanes)
+            i += Lanes.scalarCount
+        }
+        var result = -Float.infinity
+        for k in lanes.indices where lanes[k] > result { result = lanes[k] }
+        for k in i..<count where values[k] > result { result = values[k] }
+        return result
     }
 
     /// Normalises each column of a [rows × cols] block to zero mean and unit (biased) variance, with no epsilon, as
@@ -221,40 +238,13 @@ enum WordAligner {
         }
     }
 
-    /// Median of each `width` values centred on every position, the edges mirrored without repeating the edge
-    /// value (…, x2, x1 | x0, x1, x2, …), as CTranslate2's `MedianFilter`. Counts up to width / 2 pass unchanged.
-    static func medianFilter(_ input: UnsafePointer<Float>, count: Int, width: Int, into output: UnsafeMutablePointer<Float>) {
-        let half = width / 2
-        if count <= half {
-            output.update(from: input, count: count)
-            return
-        }
-        withUnsafeTemporaryAllocation(of: Float.self, capacity: width) { window in
-            for j in 0..<count {
-                for k in -half...half {
-                    var read = abs(j + k)
-                    if read >= count { read = 2 * count - read - 2 }
-                    // Insertion into the sorted prefix.
-                    var i = k + half
-                    let value = input[read]
-                    while i > 0 && window[i - 1] > value {
-                        window[i] = window[i - 1]
-                        i -= 1
-                    }
-                    window[i] = value
-                }
-                output[j] = window[half]
-            }
-        }
-    }
-
-    /// `medianFilter` on an array (for tests).
+    /// `MedianFilter.apply` on an array (for tests).
     static func medianFilter(_ values: [Float], width: Int) -> [Float] {
         var out = [Float](repeating: 0, count: values.count)
         values.withUnsafeBufferPointer { input in
             out.withUnsafeMutableBufferPointer { output in
                 guard let source = input.baseAddress, let target = output.baseAddress else { return }
-                medianFilter(source, count: values.count, width: width, into: target)
+                MedianFilter.apply(source, count: values.count, width: width, into: target)
             }
         }
         return out
