@@ -50,21 +50,22 @@ public struct WindowDecoder: Sendable {
     ///
     /// `windowFrames` (even, 2…3000 mel frames of 10 ms) shortens the window the encoder runs on: its cost falls about
     /// in proportion, and the audio must fit in it. Whisper was trained on 30 s windows only; a shorter one is
-    /// whisper.cpp's `audio_ctx`, and it changes the text.
+    /// whisper.cpp's `audio_ctx`, and it changes the text. `melCache` (one per live session) computes only the
+    /// log-mel frames that differ from the last encode's, with the same result.
     /// - Throws: `TranscriptionError.invalidAudio` for a sample that is not finite.
-    public func encode(_ samples: [Float], windowFrames: Int = WhisperTime.windowFrames) throws -> EncodedWindow {
+    public func encode(_ samples: [Float], windowFrames: Int = WhisperTime.windowFrames, melCache: LogMelCache? = nil) throws -> EncodedWindow {
         precondition(windowFrames >= 2 && windowFrames <= WhisperTime.windowFrames && windowFrames % 2 == 0,
             "windowFrames must be even and within 2...\(WhisperTime.windowFrames)")
-        let (mel, frames) = try windowMel(samples, windowFrames: windowFrames)
+        let (mel, frames) = try windowMel(samples, windowFrames: windowFrames, melCache: melCache)
         return encode(melWindow: mel, contentFrames: frames, windowFrames: windowFrames)
     }
 
     /// Encodes up to 30 s of 16 kHz mono samples in a full window like `encode(_:)`, and keeps every encoder layer's
     /// keys and values, so that encodes of the same window with more audio (`encode(_:computing:reusing:)`) cost
-    /// only the part they compute.
+    /// only the part they compute. `melCache` as in `encode(_:windowFrames:melCache:)`.
     /// - Throws: `TranscriptionError.invalidAudio` for a sample that is not finite.
-    public func encodeForReuse(_ samples: [Float]) throws -> ReusableEncoding {
-        let (mel, contentFrames) = try windowMel(samples)
+    public func encodeForReuse(_ samples: [Float], melCache: LogMelCache? = nil) throws -> ReusableEncoding {
+        let (mel, contentFrames) = try windowMel(samples, melCache: melCache)
         return compute.run {
             let memory = Encoder.encodeRecording(mel, frames: WhisperTime.windowFrames, weights: model.encoder)
             let crossAttention = CrossAttentionStore()
@@ -80,10 +81,13 @@ public struct WindowDecoder: Sendable {
     /// of the same window that held less audio (`encodeForReuse`). Its cost is that of `computed` instead of 30 s.
     ///
     /// Whisper's encoder attends over the whole window, so this is not the full encode: the positions taken from
-    /// `earlier` keep what they were when they heard its audio. The text may differ from a full encode's.
+    /// `earlier` keep what they were when they heard its audio. The text may differ from a full encode's. `melCache`
+    /// as in `encode(_:windowFrames:melCache:)`.
     /// - Throws: `TranscriptionError.invalidAudio` for a sample that is not finite.
-    public func encode(_ samples: [Float], computing computed: Range<Double>, reusing earlier: ReusableEncoding) throws -> EncodedWindow {
-        let (mel, contentFrames) = try windowMel(samples)
+    public func encode(
+        _ samples: [Float], computing computed: Range<Double>, reusing earlier: ReusableEncoding, melCache: LogMelCache? = nil
+    ) throws -> EncodedWindow {
+        let (mel, contentFrames) = try windowMel(samples, melCache: melCache)
         let first = Int((computed.lowerBound / WhisperTime.secondsPerPosition).rounded(.down))
         let end = Int((computed.upperBound / WhisperTime.secondsPerPosition).rounded(.up))
         let fresh = max(0, first)..<max(max(0, first), min(end, earlier.memory.positions))
@@ -98,12 +102,14 @@ public struct WindowDecoder: Sendable {
     }
 
     /// The normalised log-mel of up to 30 s of samples as a window of `windowFrames`, and its frames of audio.
-    private func windowMel(_ samples: [Float], windowFrames: Int = WhisperTime.windowFrames) throws -> (mel: [Float], contentFrames: Int) {
+    private func windowMel(
+        _ samples: [Float], windowFrames: Int = WhisperTime.windowFrames, melCache: LogMelCache? = nil
+    ) throws -> (mel: [Float], contentFrames: Int) {
         if let bad = samples.firstIndex(where: { !$0.isFinite }) {
             throw TranscriptionError.invalidAudio(reason: "sample \(bad) is \(samples[bad]), not a finite number")
         }
         let clip = samples.count > WhisperTime.windowSamples ? Array(samples.prefix(WhisperTime.windowSamples)) : samples
-        let mel = compute.run { model.logMel.spectrogram(clip) }
+        let mel = compute.run { melCache?.spectrogram(clip, logMel: model.logMel) ?? model.logMel.spectrogram(clip) }
         let frames = min(max(0, mel.frames - 1), windowFrames)
         return (mel.window(start: 0, count: frames, width: windowFrames), frames)
     }

@@ -15,7 +15,7 @@ struct LogMel: Sendable {
     static let windowFrames = WhisperTime.windowFrames
     /// Frames per DFT product. Products always cover frames `k · batchFrames ..< (k + 1) · batchFrames` (or up to the
     /// last frame), because BLAS may round a row differently at another position in a product: computing the same
-    /// batches keeps every frame bit-identical however the audio is read (see `StreamingLogMel`).
+    /// batches keeps every frame bit-identical however the audio is read (see `StreamingLogMel`, `LogMelCache`).
     static let batchFrames = 250
 
     let melCount: Int
@@ -47,15 +47,23 @@ struct LogMel: Sendable {
         var out = samples.withUnsafeBufferPointer { buffer in
             energies(firstFrame: 0, count: frames, signal: SignalWindow(samples: buffer, offset: 0, audioLength: samples.count, padding: padding))
         }
-        var maxValue = -Float.infinity
-        for i in out.indices {
-            let v = log10f(max(out[i], 1e-10))
-            out[i] = v
-            if v > maxValue { maxValue = v }
-        }
-        let floor = maxValue - 8
-        for i in out.indices { out[i] = (max(out[i], floor) + 4) / 4 }
+        for i in out.indices { out[i] = LogMel.log10Energy(out[i]) }
+        LogMel.normalise(&out)
         return MelSpectrogram(melCount: melCount, frames: frames, values: out)
+    }
+
+    /// The log10 of a mel energy, floored at 1e-10 (before the floor relative to the maximum).
+    @inline(__always)
+    static func log10Energy(_ energy: Float) -> Float {
+        log10f(max(energy, 1e-10))
+    }
+
+    /// Whisper's normalisation of log10 mel energies: floored at 8 below their maximum, scaled to about −1…1.
+    static func normalise(_ values: inout [Float]) {
+        var maxValue = -Float.infinity
+        for v in values where v > maxValue { maxValue = v }
+        let floor = maxValue - 8
+        for i in values.indices { values[i] = (max(values[i], floor) + 4) / 4 }
     }
 
     /// Frames in the spectrogram of `samples` samples followed by `padding` zeros.

@@ -6,7 +6,8 @@ import AuralWhisper
 /// from a little before the new speech (the words not yet committed) to a little padding after its end. Every other
 /// position comes from the kept encode (`WindowDecoder.encode(_:computing:reusing:)`). The full encode is made again
 /// when the buffer no longer extends the audio it was made of (a trim, a flush, skipped silence at an empty buffer),
-/// or has grown by more than `EncoderReuse.refreshSeconds` since.
+/// or has grown by more than `EncoderReuse.refreshSeconds` since. Every encode computes only the log-mel frames that
+/// differ from the last one's (`LogMelCache`).
 ///
 /// Not thread-safe: one decode at a time, as `StreamingTranscription`.
 final class LiveEncoder {
@@ -14,6 +15,8 @@ final class LiveEncoder {
     private let window: LiveEncoderWindow
     /// The kept full encode, the session sample where its audio began, and how many samples it held.
     private var kept: (encoding: ReusableEncoding, start: Int, sampleCount: Int)?
+    /// The last encode's log-mel frames.
+    private let melCache = LogMelCache()
 
     init(decoder: WindowDecoder, window: LiveEncoderWindow) {
         self.decoder = decoder
@@ -27,11 +30,11 @@ final class LiveEncoder {
         let rate = Double(WhisperTime.sampleRate)
         let reuse: EncoderReuse
         switch window {
-        case .full: return try decoder.encode(samples)
+        case .full: return try decoder.encode(samples, melCache: melCache)
         case .shortened(let padding):
             // The audio and its padding rounded up to the second, at most 30 s.
             let seconds = (Double(samples.count) / rate + padding).rounded(.up)
-            return try decoder.encode(samples, windowFrames: min(WhisperTime.windowFrames, Int(seconds) * 100))
+            return try decoder.encode(samples, windowFrames: min(WhisperTime.windowFrames, Int(seconds) * 100), melCache: melCache)
         case .reused(let settings): reuse = settings
         }
         if let kept, kept.start == start, samples.count >= kept.sampleCount,
@@ -40,9 +43,9 @@ final class LiveEncoder {
             let keptEnd = Double(kept.sampleCount) / rate
             let from = reuse.contextSeconds.map { max(0, min(keptEnd, newSpeech) - $0) } ?? 0
             let end = Double(samples.count) / rate + reuse.paddingSeconds
-            return try decoder.encode(samples, computing: from..<end, reusing: kept.encoding)
+            return try decoder.encode(samples, computing: from..<end, reusing: kept.encoding, melCache: melCache)
         }
-        let encoding = try decoder.encodeForReuse(samples)
+        let encoding = try decoder.encodeForReuse(samples, melCache: melCache)
         kept = extendable ? (encoding, start, samples.count) : nil
         return encoding.window
     }
