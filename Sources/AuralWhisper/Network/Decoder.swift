@@ -71,11 +71,10 @@ final class DecoderState {
     let audioLength: Int
     /// Each layer's attention over this window's audio.
     private let crossAttention: [CrossAttention]
-    private var selfKeys: [Tensor]
-    private var selfValues: [Tensor]
+    /// Each layer's self-attention keys and values of every beam.
+    private var cache: SelfAttentionCache
     /// Beams whose caches are live.
     private(set) var beamCount = 1
-    private var beamCapacity: Int
     /// Tokens held in each beam's cache.
     private(set) var length = 0
     /// The beams `reorder` saves before overwriting them, kept across steps.
@@ -86,8 +85,6 @@ final class DecoderState {
     init(weights: DecoderWeights, encoderOutput: Tensor, audioLength: Int, beamCapacity: Int = 1, reuse: CrossAttentionReuse? = nil) {
         self.weights = weights
         self.audioLength = audioLength
-        self.beamCapacity = max(1, beamCapacity)
-        let d = weights.width
         if let reuse {
             crossAttention = reuse.store.attention(
                 weights: weights, encoderOutput: encoderOutput, audioLength: audioLength, fresh: reuse.fresh)
@@ -96,9 +93,8 @@ final class DecoderState {
                 CrossAttention(layer: $0, weights: weights, encoderOutput: encoderOutput, audioLength: audioLength)
             }
         }
-        let cacheSize = self.beamCapacity * weights.textContext * d
-        selfKeys = weights.layers.map { _ in Tensor(count: cacheSize) }
-        selfValues = weights.layers.map { _ in Tensor(count: cacheSize) }
+        cache = SelfAttentionCache(
+            layers: weights.layers.count, beams: max(1, beamCapacity), beamStride: weights.textContext * weights.width)
     }
 
     /// Forgets every token (the cross-attention stays), so the same audio can be decoded again.
@@ -110,18 +106,9 @@ final class DecoderState {
     /// Makes beam i a copy of beam `sources[i]`; the beam count becomes `sources.count`.
     func reorder(_ sources: [Int]) {
         let d = weights.width
-        let stride = weights.textContext * d
-        if sources.count > beamCapacity {
-            let newCapacity = sources.count
-            for l in selfKeys.indices {
-                let k = Tensor(count: newCapacity * stride)
-                let v = Tensor(count: newCapacity * stride)
-                k.pointer.update(from: selfKeys[l].pointer, count: beamCapacity * stride)
-                v.pointer.update(from: selfValues[l].pointer, count: beamCapacity * stride)
-                selfKeys[l] = k
-                selfValues[l] = v
-            }
-            beamCapacity = newCapacity
+        let stride = cache.beamStride
+        if sources.count > cache.beams {
+            cache = SelfAttentionCache(growing: cache, to: sources.count, keeping: beamCount, floats: length * d)
         }
         precondition(sources.allSatisfy { $0 >= 0 && $0 < beamCount }, "a source beam that is not live")
         // Only beams that take another beam's tokens are written; a source that is itself overwritten is saved
@@ -132,15 +119,15 @@ final class DecoderState {
         let used = length * d
         if !moved.isEmpty && used > 0 {
             if reorderScratch.count < saved.count * used { reorderScratch = Tensor(count: saved.count * used) }
-            for l in selfKeys.indices {
-                for cache in [selfKeys[l], selfValues[l]] {
+            for l in 0..<cache.layers {
+                for layerCache in [cache.keys[l], cache.values[l]] {
                     for (k, s) in saved.enumerated() {
-                        (reorderScratch.pointer + k * used).update(from: cache.pointer + s * stride, count: used)
+                        (reorderScratch.pointer + k * used).update(from: layerCache + s * stride, count: used)
                     }
                     for i in moved {
                         let source = sources[i]
-                        let from = saved.firstIndex(of: source).map { reorderScratch.pointer + $0 * used } ?? cache.pointer + source * stride
-                        (cache.pointer + i * stride).update(from: from, count: used)
+                        let from = saved.firstIndex(of: source).map { reorderScratch.pointer + $0 * used } ?? layerCache + source * stride
+                        (layerCache + i * stride).update(from: from, count: used)
                     }
                 }
             }
@@ -158,7 +145,7 @@ final class DecoderState {
         let n = tokens[0].count
         let rows = beamCount * n
         let d = weights.width
-        let stride = weights.textContext * d
+        let stride = cache.beamStride
         precondition(length + n <= weights.textContext, "the decoder holds at most \(weights.textContext) tokens")
         let x = Tensor(count: rows * d)
         for (b, beamTokens) in tokens.enumerated() {
@@ -185,12 +172,12 @@ final class DecoderState {
                 for i in 0..<n {
                     let source = qkv.pointer + (b * n + i) * 3 * d
                     let target = b * stride + (length + i) * d
-                    (selfKeys[l].pointer + target).update(from: source + d, count: d)
-                    (selfValues[l].pointer + target).update(from: source + 2 * d, count: d)
+                    (cache.keys[l] + target).update(from: source + d, count: d)
+                    (cache.values[l] + target).update(from: source + 2 * d, count: d)
                 }
                 Attention.multiHead(
                     queries: qkv.pointer + b * n * 3 * d, queryStride: 3 * d,
-                    keys: selfKeys[l].pointer + b * stride, values: selfValues[l].pointer + b * stride, keyStride: d,
+                    keys: cache.keys[l] + b * stride, values: cache.values[l] + b * stride, keyStride: d,
                     queryCount: n, keyCount: length + n, heads: weights.heads, headWidth: headWidth,
                     causalOffset: length, scores: scores.pointer, scoresHoldEveryHead: parallelHeads,
                     output: attention.pointer + b * n * d, outputStride: d)
@@ -224,5 +211,42 @@ final class DecoderState {
         let out = Tensor(count: rows.count * v)
         weights.embedding.apply(gathered.pointer, rows: rows.count, into: out.pointer)
         return out
+    }
+}
+
+/// Each decoder layer's self-attention keys and values, [beams × textContext × width] per layer.
+///
+/// Not zeroed: a decode writes a position's keys and values before any attention reads them, and reads none past
+/// the tokens fed (`DecoderState.length`), so zero-filling megabytes per decode (glibc's `calloc` memsets memory it
+/// reuses) bought nothing.
+private final class SelfAttentionCache {
+    let layers: Int
+    let beams: Int
+    /// Floats between two beams' caches (textContext × width).
+    let beamStride: Int
+    let keys: [UnsafeMutablePointer<Float>]
+    let values: [UnsafeMutablePointer<Float>]
+
+    init(layers: Int, beams: Int, beamStride: Int) {
+        self.layers = layers
+        self.beams = beams
+        self.beamStride = beamStride
+        keys = (0..<layers).map { _ in .allocate(capacity: max(1, beams * beamStride)) }
+        values = (0..<layers).map { _ in .allocate(capacity: max(1, beams * beamStride)) }
+    }
+
+    /// A cache of `beams` beams holding `other`'s first `floats` floats of its first `liveBeams` beams.
+    convenience init(growing other: SelfAttentionCache, to beams: Int, keeping liveBeams: Int, floats: Int) {
+        self.init(layers: other.layers, beams: beams, beamStride: other.beamStride)
+        for l in 0..<layers {
+            for b in 0..<liveBeams {
+                (keys[l] + b * beamStride).update(from: other.keys[l] + b * beamStride, count: floats)
+                (values[l] + b * beamStride).update(from: other.values[l] + b * beamStride, count: floats)
+            }
+        }
+    }
+
+    deinit {
+        for pointer in keys + values { pointer.deallocate() }
     }
 }
