@@ -92,6 +92,7 @@ public final class SpeechServer: Sendable {
     private let wyomingPortBox = PortBox()
     private let stopping = StopFlag()
     private let inFlight = InFlightCount()
+    private let memoryTrimmer = MemoryTrimmer()
 
     /// A server, not yet listening.
     public init(configuration: Configuration) {
@@ -148,6 +149,7 @@ public final class SpeechServer: Sendable {
         // 0.6–1.1 GiB with tiny.en, growing with the threads that had worked, against 250–280 MiB with two arenas at
         // the same throughput.
         mallopt(M_ARENA_MAX, 2)
+        memoryTrimmer.start()
         // Live sessions that would make every session fall behind are refused (each client gets an error event).
         LiveLoad.shared.refusesWhenFull = true
         try http.start(
@@ -186,6 +188,7 @@ public final class SpeechServer: Sendable {
         admission.close()
         inFlight.waitUntilIdle(timeout: drainSeconds)
         http.stop()
+        memoryTrimmer.stop()
     }
 
     /// Answers one request (on a civetweb worker thread).

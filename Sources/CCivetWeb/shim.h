@@ -1,3 +1,4 @@
 #include <civetweb.h>
-// glibc's mallopt, for the server's limit on malloc arenas (SpeechServer.start): Swift's Glibc module leaves out malloc.h.
+// glibc's mallopt and malloc_trim, for the server's limit on malloc arenas (SpeechServer.start) and MemoryTrimmer:
+// Swift's Glibc module leaves out malloc.h.
 #include <malloc.h>
