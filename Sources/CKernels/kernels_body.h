@@ -362,9 +362,8 @@ CK_ATTR static float ck_maximum(const float *x, ptrdiff_t count) {
     return result;
 }
 
-CK_ATTR static float ck_exp_shifted(float *x, ptrdiff_t count, float scale, float shift) {
-    ck_v8 sum = {0};
-    ptrdiff_t i = 0;
+/// ck_exp_shifted from value `i` on, with `sum` the eight-lane sum of the values before it.
+CK_INLINE float ck_exp_shifted_from(float *x, ptrdiff_t i, ck_v8 sum, ptrdiff_t count, float scale, float shift) {
     for (; i + 8 <= count; i += 8) {
         ck_v8 e = ck_exp8(ck_load(x + i) * scale - shift);
         ck_store(x + i, e);
@@ -377,6 +376,10 @@ CK_ATTR static float ck_exp_shifted(float *x, ptrdiff_t count, float scale, floa
         total += e;
     }
     return total;
+}
+
+CK_ATTR static float ck_exp_shifted(float *x, ptrdiff_t count, float scale, float shift) {
+    return ck_exp_shifted_from(x, 0, (ck_v8){0}, count, scale, shift);
 }
 
 #ifdef CK_SIXTEEN_LANES
@@ -395,19 +398,7 @@ CK_ATTR static float ck_exp_shifted16(float *x, ptrdiff_t count, float scale, fl
         sum += low;
         sum += high;
     }
-    if (i + 8 <= count) {
-        ck_v8 e = ck_exp8(ck_load(x + i) * scale - shift);
-        ck_store(x + i, e);
-        sum += e;
-        i += 8;
-    }
-    float total = ck_sum(sum);
-    for (; i < count; i++) {
-        float e = expf(x[i] * scale - shift);
-        x[i] = e;
-        total += e;
-    }
-    return total;
+    return ck_exp_shifted_from(x, i, sum, count, scale, shift);
 }
 
 /// The largest of `count` values, sixteen lanes at a time (exact, like ck_maximum).

@@ -79,13 +79,8 @@ struct MedianFilterTests {
 
     @Test("the alignment heads' normalised cross-attention on beckett.wav: the same bits in every row")
     func realAttention() throws {
-        let model = try Fixtures.model("tiny.en")
-        let golden = try GoldenTranscript.load("tiny.en-beckett-greedy")
-        let samples = try Fixtures.samples(golden.recording)
-        let mel = model.logMel.spectrogram(samples)
-        let segmentSize = min(LogMel.windowFrames, mel.frames - 1)
-        let encoded = Encoder.encode(mel.window(start: 0, count: segmentSize), frames: LogMel.windowFrames, weights: model.encoder)
-        let state = DecoderState(weights: model.decoder, encoderOutput: encoded, audioLength: model.audioContext)
+        let window = try BeckettWindow.load()
+        let (model, golden, segmentSize, state) = (window.model, window.golden, window.segmentSize, window.state)
         let tokenizer = model.tokenizer
         let text = golden.segments.flatMap(\.tokens).filter { $0 < tokenizer.eot }
         let input = [tokenizer.sot, tokenizer.noTimestamps] + text + [tokenizer.eot]

@@ -257,14 +257,9 @@ struct WordAlignerTests {
 struct WordAlignerGoldenTests {
     @Test("beckett.wav, tiny.en: the same words, times within 0.02 s, probabilities within 1e-3")
     func beckettTinyEn() throws {
-        let model = try Fixtures.model("tiny.en")
-        let golden = try GoldenTranscript.load("tiny.en-beckett-greedy")
-        let samples = try Fixtures.samples(golden.recording)
-        let mel = model.logMel.spectrogram(samples)
-        let segmentSize = min(LogMel.windowFrames, mel.frames - 1)
-        try #require(samples.count < 30 * LogMel.sampleRate, "the whole recording is one window (seek 0)")
-        let encoded = Encoder.encode(mel.window(start: 0, count: segmentSize), frames: LogMel.windowFrames, weights: model.encoder)
-        let state = DecoderState(weights: model.decoder, encoderOutput: encoded, audioLength: model.audioContext)
+        let window = try BeckettWindow.load()
+        let (model, golden, segmentSize, state) = (window.model, window.golden, window.segmentSize, window.state)
+        try #require(window.samples.count < 30 * LogMel.sampleRate, "the whole recording is one window (seek 0)")
         let tb = model.tokenizer.timestampBegin
         // The segments as the transcriber cuts them, before the words move their bounds.
         var pieces = golden.segments.map { segment in
@@ -293,13 +288,8 @@ struct WordAlignerGoldenTests {
 
     @Test("beckett.wav, tiny.en: each token's probability has the bits of the softmax with a running maximum")
     func probabilitiesExact() throws {
-        let model = try Fixtures.model("tiny.en")
-        let golden = try GoldenTranscript.load("tiny.en-beckett-greedy")
-        let samples = try Fixtures.samples(golden.recording)
-        let mel = model.logMel.spectrogram(samples)
-        let segmentSize = min(LogMel.windowFrames, mel.frames - 1)
-        let encoded = Encoder.encode(mel.window(start: 0, count: segmentSize), frames: LogMel.windowFrames, weights: model.encoder)
-        let state = DecoderState(weights: model.decoder, encoderOutput: encoded, audioLength: model.audioContext)
+        let window = try BeckettWindow.load()
+        let (model, golden, state) = (window.model, window.golden, window.state)
         let tokenizer = model.tokenizer
         let text = golden.segments.flatMap(\.tokens).filter { $0 < tokenizer.eot }
         let input = [tokenizer.sot, tokenizer.noTimestamps] + text + [tokenizer.eot]
@@ -354,5 +344,27 @@ struct WordAlignerGoldenTests {
         #expect(short[0].words?.map(\.word) == [" Hello", " world."])
         for word in short[0].words ?? [] { #expect(word.start >= 0 && word.end <= 0.06 && word.probability.isFinite) }
         for word in mixed[0].words ?? [] { #expect(word.start >= 0 && word.end <= 30 && word.probability.isFinite) }
+    }
+}
+
+/// beckett.wav's one window through tiny.en's encoder, with the decoder state over it and faster-whisper's greedy
+/// transcript of it: the real attention and logits the aligner's tests check.
+struct BeckettWindow {
+    let model: WhisperModel
+    let golden: GoldenTranscript
+    let samples: [Float]
+    /// Mel frames of audio in the window.
+    let segmentSize: Int
+    let state: DecoderState
+
+    static func load() throws -> BeckettWindow {
+        let model = try Fixtures.model("tiny.en")
+        let golden = try GoldenTranscript.load("tiny.en-beckett-greedy")
+        let samples = try Fixtures.samples(golden.recording)
+        let mel = model.logMel.spectrogram(samples)
+        let segmentSize = min(LogMel.windowFrames, mel.frames - 1)
+        let encoded = Encoder.encode(mel.window(start: 0, count: segmentSize), frames: LogMel.windowFrames, weights: model.encoder)
+        let state = DecoderState(weights: model.decoder, encoderOutput: encoded, audioLength: model.audioContext)
+        return BeckettWindow(model: model, golden: golden, samples: samples, segmentSize: segmentSize, state: state)
     }
 }

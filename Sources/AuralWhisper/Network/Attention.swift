@@ -38,7 +38,7 @@ enum Attention {
                 m: queryCount, n: headWidth, k: keyCount, a: scores, lda: keyCount,
                 b: values + offset, ldb: keyStride, transposeB: false, c: output + offset, ldc: outputStride)
         }
-        if capture == nil && causalOffset == nil && queryCount > SkinnyGEMM.maxRows {
+        if capture == nil && causalOffset == nil && takesBlocks(queryCount) {
             blocked(
                 queries: queries, queryStride: queryStride, keys: keys, values: values, keyStride: keyStride,
                 queryCount: queryCount, keyCount: keyCount, heads: heads, headWidth: headWidth, scores: scores,
@@ -62,8 +62,12 @@ enum Attention {
     /// Scratch Floats `multiHead` needs for `queryCount` queries over `keyCount` keys without a causal mask or a
     /// capture (the encoder): one block of scores per pool thread, or all the scores of a few queries.
     static func blockedScratchCount(queryCount: Int, keyCount: Int) -> Int {
-        queryCount > SkinnyGEMM.maxRows ? WorkerPool.current.threads * largestBlock * keyCount : queryCount * keyCount
+        takesBlocks(queryCount) ? WorkerPool.current.threads * largestBlock * keyCount : queryCount * keyCount
     }
+
+    /// Whether `queryCount` queries without a causal mask or a capture go through `blocked`: more than a few (a few
+    /// rows' products take `SkinnyGEMM`, as they did before the blocks).
+    private static func takesBlocks(_ queryCount: Int) -> Bool { queryCount > SkinnyGEMM.maxRows }
 
     /// The queries of block `index` among `blockCount(queryCount)`: blocks of `queryBlock`, the last one up to
     /// `largestBlock`.
