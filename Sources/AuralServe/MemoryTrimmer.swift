@@ -5,10 +5,9 @@ import Foundation
 ///
 /// A live session allocates and frees tens of megabytes per update (encoder activations, the decoder's caches), and a
 /// closed session frees its kept encode. glibc keeps such chunks in its heaps for reuse, and a heap only shrinks from
-/// its top, so a server's resident memory grew with every round of sessions: 400 → 603 MiB over six rounds of four
-/// sessions, against 147 → 172 MiB when each large chunk had its own mapping. That mapping costs page faults on every
-/// update (a live replay: 36 % → 47 % of a core); trimming every few seconds costs a fault per page only once per
-/// period, for the chunks freed since.
+/// its top, so without this a server's resident memory grew with every round of sessions. Giving each large chunk its
+/// own mapping (`M_MMAP_THRESHOLD`) kept it flat too but costs page faults on every update; trimming every few
+/// seconds costs a fault per page once per period, for the chunks freed since (docs/benchmarks.md, 2026-12-07).
 final class MemoryTrimmer: @unchecked Sendable {
     /// Seconds between trims.
     static let period = 5

@@ -145,9 +145,8 @@ public final class SpeechServer: Sendable {
         }
         try history.open()
         // Requests run on many threads (civetweb's workers, a thread per transcription), and glibc gives each its own
-        // malloc arena, which keeps the tens of megabytes a transcription freed: serve-bench measured peaks of
-        // 0.6–1.1 GiB with tiny.en, growing with the threads that had worked, against 250–280 MiB with two arenas at
-        // the same throughput.
+        // malloc arena, which keeps the tens of megabytes a transcription freed: peak memory grew with the threads
+        // that had worked (docs/benchmarks.md, 2026-12-06 22:30). Two arenas give the same throughput.
         mallopt(M_ARENA_MAX, 2)
         memoryTrimmer.start()
         // Live sessions that would make every session fall behind are refused (each client gets an error event).
