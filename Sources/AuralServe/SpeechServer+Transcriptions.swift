@@ -113,7 +113,7 @@ extension SpeechServer {
     }
 
     /// `stream=true`: `transcript.text.delta` for each segment as it is decoded, then `transcript.text.done`, as
-    /// server-sent events. A client that goes away stops the transcription after the current window.
+    /// server-sent events. A client that goes away stops the transcription at the next decoded token.
     private func stream(_ job: Job, to exchange: HTTPExchange) throws {
         var started = false
         func send(_ event: some Encodable) -> Bool {

@@ -133,3 +133,33 @@ struct WindowDecoderTests {
         }
     }
 }
+
+@Suite("WindowDecoder cancellation", .heavyWork)
+struct WindowDecoderCancellationTests {
+    @Test("a decode asked to stop ends at the next token, without segments, at every temperature and beam size",
+          arguments: [(temperature: 0.0, beamSize: 1), (temperature: 0.0, beamSize: 5), (temperature: 0.4, beamSize: 1)])
+    func stopsAtTheNextToken(temperature: Double, beamSize: Int) throws {
+        let decoder = WindowDecoder(model: try Fixtures.model("tiny.en"))
+        let window = try decoder.encode(try Fixtures.samples("beckett.wav"))
+        let options = DecodingOptions(language: "en", temperatures: [temperature], beamSize: beamSize, wordTimestamps: true)
+        let filters = LogitFilterSet.make(options: options, model: decoder.model)
+        func decode(stoppingAfter steps: Int?) -> WindowResult {
+            var asked = 0
+            var generator = SplitMix64(seed: options.seed)
+            return decoder.compute.run {
+                decoder.decode(
+                    window, request: WindowDecoderTests.request(), options: options, filters: filters,
+                    generator: &generator, isCancelled: {
+                        asked += 1
+                        return steps.map { asked > $0 } ?? false
+                    })
+            }
+        }
+        let whole = decode(stoppingAfter: nil)
+        #expect(whole.tokens.count > 10 && !whole.segments.isEmpty)
+        let stopped = decode(stoppingAfter: 3)
+        // Three steps ran, each adding one token to every beam; the longest hypothesis has three.
+        #expect(stopped.tokens.count <= 3)
+        #expect(stopped.segments.isEmpty)
+    }
+}

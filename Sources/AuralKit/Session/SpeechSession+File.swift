@@ -37,7 +37,8 @@ extension SpeechSession {
     ///
     /// The file is transcribed whole by a `SpeechAnalyzer`'s file path, with the accuracy of offline transcription
     /// (30-second windows, temperature fallback, previous-text conditioning), not through the live policy.
-    /// `stopTranscribing()` ends it at once, after the segment being decoded; `pauseTranscribing()` does nothing.
+    /// `stopTranscribing()` ends it at once (at the next decoded token; the window under way gives no results);
+    /// `pauseTranscribing()` does nothing.
     public func streamTranscription(
         from audioFile: URL, options: FileTranscriptionOptions = FileTranscriptionOptions(),
         progressHandler: (@Sendable (Double) -> Void)? = nil

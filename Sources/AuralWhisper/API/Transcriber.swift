@@ -68,7 +68,8 @@ public struct Transcriber: Sendable {
     /// once done. The segments are the same as for the whole audio in one array.
     /// - Parameters:
     ///   - open: starts a reading of the audio from its beginning; called twice (see `SampleReading`).
-    ///   - isCancelled: asked between windows; once it answers true the transcription stops and throws.
+    ///   - isCancelled: asked between windows and before each decoded token; once it answers true the transcription
+    ///     stops, dropping the window under way, and throws.
     ///   - onSegment: called with each segment as soon as its window is decoded.
     /// - Throws: `CancellationError` once `isCancelled` answers true, else what reading or decoding throws.
     public func transcribe(
@@ -87,7 +88,8 @@ public struct Transcriber: Sendable {
     }
 
     /// Transcribes on a dedicated thread and delivers the info, then each segment, then progress, as they come.
-    /// Cancelling the consumer's task (or ending iteration) stops decoding after the current window.
+    /// Cancelling the consumer's task (or ending iteration) stops decoding at the next token; the window under way
+    /// gives no segments.
     public func events(_ samples: [Float], options: DecodingOptions = DecodingOptions()) -> AsyncThrowingStream<TranscriptionEvent, Error> {
         events(reading: { ArraySampleReader(samples) }, options: options)
     }
@@ -224,13 +226,18 @@ public struct Transcriber: Sendable {
             } else {
                 window = try encodeWindow(at: seek, frames: segmentSize)
             }
+            if isCancelled() { return }
             let request = WindowRequest(
                 language: language.language, previousTokens: Array(allTokens[promptResetSince...]),
                 prefixTokens: seek == 0 ? prefixTokens : [], timeOffset: WhisperTime.seconds(frame: seek),
                 lastSpeechTime: lastSpeechTime)
             let result = decoder.compute.run {
-                decoder.decode(window, request: request, options: options, filters: filters, generator: &generator)
+                decoder.decode(
+                    window, request: request, options: options, filters: filters, generator: &generator,
+                    isCancelled: isCancelled)
             }
+            // A cancelled decode stopped mid-window: its result is incomplete.
+            if isCancelled() { return }
             let previousSeek = seek
             seek += result.consumedFrames
             lastSpeechTime = result.lastSpeechTime

@@ -178,9 +178,11 @@ public struct WindowDecoder: Sendable {
     }
 
     /// `decode(_:request:options:)` with the filters and random generator a long-form run keeps across windows.
+    /// `isCancelled` is asked before each token; once it answers true the decode stops and returns an incomplete
+    /// result without segments, which the caller discards.
     func decode(
         _ window: EncodedWindow, request: WindowRequest, options: DecodingOptions, filters: [any LogitFiltering],
-        generator: inout SplitMix64
+        generator: inout SplitMix64, isCancelled: () -> Bool = { false }
     ) -> WindowResult {
         let tokenizer = model.tokenizer
         let sotSequence = PromptBuilder.startOfTranscript(model: model, language: request.language, task: options.task)
@@ -191,13 +193,15 @@ public struct WindowDecoder: Sendable {
             weights: model.decoder, encoderOutput: window.output, audioLength: window.positions,
             beamCapacity: max(options.beamSize, options.bestOf), reuse: window.crossAttentionReuse)
         let search = Search(model: model, state: state, filters: filters)
-        let decoded = Fallback.decode(search: search, prompt: prompt, options: options, generator: &generator)
+        let decoded = Fallback.decode(
+            search: search, prompt: prompt, options: options, generator: &generator, isCancelled: isCancelled)
         let segmentSize = window.contentFrames
         var result = WindowResult(
             tokens: decoded.result.tokens, segments: [], avgLogprob: decoded.avgLogprob,
             noSpeechProbability: decoded.result.noSpeechProb, temperature: decoded.temperature,
             compressionRatio: decoded.compressionRatio, alternatives: decoded.result.alternatives,
             consumedFrames: segmentSize, isNoSpeech: false, lastSpeechTime: request.lastSpeechTime)
+        if isCancelled() { return result }
 
         if let noSpeechThreshold = options.noSpeechThreshold, decoded.result.noSpeechProb > noSpeechThreshold {
             let confident = options.logProbThreshold.map { decoded.avgLogprob > $0 } ?? false

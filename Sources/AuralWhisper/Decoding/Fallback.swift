@@ -12,19 +12,25 @@ enum Fallback {
         var compressionRatio: Double
     }
 
-    static func decode(search: Search, prompt: [Int], options: DecodingOptions, generator: inout SplitMix64) -> Outcome {
+    /// Once `isCancelled` answers true, the decode under way stops at its next step and its incomplete outcome is
+    /// returned without trying other temperatures.
+    static func decode(
+        search: Search, prompt: [Int], options: DecodingOptions, generator: inout SplitMix64,
+        isCancelled: () -> Bool = { false }
+    ) -> Outcome {
         var all: [Outcome] = []
         var belowCompressionThreshold: [Outcome] = []
         for temperature in options.temperatures {
             let result = search.decode(
                 prompt: prompt, temperature: temperature, beamSize: options.beamSize, bestOf: options.bestOf,
                 patience: options.patience, lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
-                generator: &generator)
+                generator: &generator, isCancelled: isCancelled)
             let text = search.model.tokenizer.decode(result.tokens).trimmingCharacters(in: .whitespacesAndNewlines)
             let candidate = Outcome(
                 result: result, avgLogprob: result.avgLogprob, temperature: temperature,
                 compressionRatio: compressionRatio(text))
             all.append(candidate)
+            if isCancelled() { return candidate }
             var needsFallback = false
             if let threshold = options.compressionRatioThreshold {
                 if candidate.compressionRatio > threshold { needsFallback = true } else { belowCompressionThreshold.append(candidate) }

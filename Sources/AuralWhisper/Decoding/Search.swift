@@ -26,9 +26,11 @@ struct Search {
 
     /// Decodes from `prompt` (previous text, start-of-transcript sequence, …). Beam search when `temperature` is 0
     /// and `beamSize` > 1; greedy at 0 with one beam; otherwise `bestOf` samples, the best by length-normalised score.
+    /// `isCancelled` is asked before each step; once it answers true the decode stops there, and its result is
+    /// incomplete (the caller discards it).
     func decode(
         prompt: [Int], temperature: Double, beamSize: Int, bestOf: Int, patience: Double, lengthPenalty: Double,
-        maxNewTokens: Int?, generator: inout SplitMix64
+        maxNewTokens: Int?, generator: inout SplitMix64, isCancelled: () -> Bool = { false }
     ) -> DecodeResult {
         let eot = model.tokenizer.eot
         let sotIndex = prompt.lastIndex(of: model.tokenizer.sot) ?? 0
@@ -49,7 +51,7 @@ struct Search {
         if temperature == 0 && beamSize > 1 {
             return beamSearch(
                 start: start, beamSize: beamSize, patience: patience, lengthPenalty: lengthPenalty,
-                maxLength: maxLength, sotIsStart: sotIsStart, noSpeechProb: noSpeechProb)
+                maxLength: maxLength, sotIsStart: sotIsStart, noSpeechProb: noSpeechProb, isCancelled: isCancelled)
         }
         let samples = temperature == 0 ? 1 : max(1, bestOf)
         // Independent sequences decoded as a batch; finished ones leave the batch.
@@ -61,6 +63,7 @@ struct Search {
         let vocabulary = model.vocabularySize
         var logprobs = [Float](repeating: 0, count: vocabulary)
         for step in 0..<maxLength {
+            if isCancelled() { break }
             let hidden = state.forward(live.map { [last[$0]] })
             let logits = state.logits(hidden, rows: Array(0..<live.count))
             if step == 0 && sotIsStart { noSpeechProb = noSpeechProbability(logits, row: 0) }
@@ -97,7 +100,7 @@ struct Search {
 
     private func beamSearch(
         start: Int, beamSize: Int, patience: Double, lengthPenalty: Double, maxLength: Int, sotIsStart: Bool,
-        noSpeechProb initialNoSpeech: Double
+        noSpeechProb initialNoSpeech: Double, isCancelled: () -> Bool
     ) -> DecodeResult {
         let eot = model.tokenizer.eot
         let vocabulary = model.vocabularySize
@@ -109,6 +112,7 @@ struct Search {
         var logprobs = [Float](repeating: 0, count: vocabulary * beamSize)
 
         for step in 0..<maxLength {
+            if isCancelled() { break }
             let hidden = state.forward(beams.map { [$0.tokens.last ?? start] })
             let logits = state.logits(hidden, rows: Array(0..<beams.count))
             if step == 0 && sotIsStart { noSpeechProb = noSpeechProbability(logits, row: 0) }

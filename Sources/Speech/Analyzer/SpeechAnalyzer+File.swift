@@ -37,8 +37,8 @@ extension SpeechAnalyzer {
 
     /// Analyses the file at `url` (anything FFmpeg reads) as `analyzeSequence(from:)` does, calling `progress` with
     /// the fraction of the file's audio transcribed so far (`AuralKit`'s file transcription), and returns the time of
-    /// its end (nil for a file without audio). When the calling task is cancelled, it stops after the segment being
-    /// decoded; the results published until then stay.
+    /// its end (nil for a file without audio). When the calling task is cancelled, it stops at the next decoded token,
+    /// dropping the window under way; the results published until then stay.
     package func analyzeFile(at url: URL, progress: (@Sendable (Double) -> Void)?) async throws -> CMTime? {
         try checkNotFinished()
         do {

@@ -98,7 +98,7 @@ struct SpeechSessionFileTests {
         #expect(session.status == .transcribing)
         let stopStarted = ContinuousClock.now
         await session.stopTranscribing()
-        // A stop waits for the 30-s window being decoded at most (about a second for tiny.en on 2 cores).
+        // A stop ends the decode at its next token; the 10 s leave room for a CI machine running the other tests.
         #expect(stopStarted.secondsAgo < 10)
         let (finals, error) = await collector.value
         #expect(error == nil)
