@@ -137,3 +137,71 @@ CK_VNNI void ck_skinny_i8_vnni(ptrdiff_t first, ptrdiff_t last, int m, ptrdiff_t
     }
 }
 #endif
+
+#if defined(__x86_64__)
+// MARK: - The encoder's self-attention in int8 (CPUs with AVX-512 VNNI, beside oneDNN's u8·s8 products)
+
+CK_ATTR void ck_softmax_to_u8(const int32_t *sums, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t lds, const float *row_steps,
+                              const float *col_steps, float scale, float *scratch, uint8_t *weights, ptrdiff_t ldw,
+                              float *weight_steps) {
+    for (ptrdiff_t r = 0; r < rows; r++) {
+        const int32_t *in = sums + r * lds;
+        uint8_t *out = weights + r * ldw;
+        // The scores without the row's step, which is positive and so keeps their order: x[j] = sums[j] · col_steps[j].
+        __m512 largest = _mm512_set1_ps(-INFINITY);
+        ptrdiff_t j = 0;
+        for (; j + 16 <= cols; j += 16) {
+            __m512 x = _mm512_mul_ps(_mm512_cvtepi32_ps(_mm512_loadu_si512((const void *)(in + j))),
+                                     _mm512_loadu_ps(col_steps + j));
+            _mm512_storeu_ps(scratch + j, x);
+            largest = _mm512_max_ps(largest, x);
+        }
+        float top = _mm512_reduce_max_ps(largest);
+        for (; j < cols; j++) {
+            scratch[j] = (float)in[j] * col_steps[j];
+            top = scratch[j] > top ? scratch[j] : top;
+        }
+        // e[j] = exp((x[j] − max) · step · scale) ≤ 1, stored as round(255 · e[j]); the row's step is 1 / (255 · Σ e).
+        const float factor = row_steps[r] * scale;
+        const __m512 shift = _mm512_set1_ps(top), times = _mm512_set1_ps(factor), levels = _mm512_set1_ps(255.0f);
+        __m512 total = _mm512_setzero_ps();
+        for (j = 0; j + 16 <= cols; j += 16) {
+            __m512 x = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(scratch + j), shift), times);
+            ck_v16 e16 = ck_exp16((ck_v16)x);
+            __m512 e = (__m512)e16;
+            total = _mm512_add_ps(total, e);
+            __m512i q = _mm512_cvtps_epi32(_mm512_mul_ps(e, levels));
+            _mm_storeu_si128((__m128i *)(void *)(out + j), _mm512_cvtusepi32_epi8(q));
+        }
+        float sum = _mm512_reduce_add_ps(total);
+        for (; j < cols; j++) {
+            float e = expf((scratch[j] - top) * factor);
+            sum += e;
+            out[j] = (uint8_t)lrintf(e * 255.0f);
+        }
+        weight_steps[r] = 1.0f / (255.0f * sum);
+    }
+}
+
+CK_ATTR void ck_quantize_columns(const float *x, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t ldx, int8_t *q,
+                                 ptrdiff_t ldq, float *steps) {
+    for (ptrdiff_t c = 0; c < cols; c++) steps[c] = 0;
+    for (ptrdiff_t r = 0; r < rows; r++)
+        for (ptrdiff_t c = 0; c < cols; c++) {
+            float a = __builtin_fabsf(x[r * ldx + c]);
+            steps[c] = a > steps[c] ? a : steps[c];
+        }
+    // steps[c] holds the column's largest magnitude until here; factor = 127 / it (1 for a zero column).
+    float factors[cols];
+    for (ptrdiff_t c = 0; c < cols; c++) {
+        factors[c] = steps[c] > 0 ? 127.0f / steps[c] : 1.0f;
+        steps[c] = 1.0f / factors[c];
+    }
+    for (ptrdiff_t r = 0; r < rows; r++)
+        for (ptrdiff_t c = 0; c < cols; c++) {
+            float v = rintf(x[r * ldx + c] * factors[c]);
+            v = v > 127.0f ? 127.0f : (v < -127.0f ? -127.0f : v);
+            q[r * ldq + c] = (int8_t)v;
+        }
+}
+#endif

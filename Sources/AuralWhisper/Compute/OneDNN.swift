@@ -28,14 +28,16 @@ struct OneDNN: Sendable {
 
     /// C[rows × n] = A[rows × k] · B[n × k]ᵀ + offsets (one per column), all integers: A holds activations quantized
     /// with an offset (unsigned bytes), B int8 weights, and `columnOffsets` −offset·Σₖ B[o, k], which takes the offset
-    /// back out. Returns false when oneDNN reports an error.
+    /// back out. With `transposedB` false, B is [k × n] and C = A · B + offsets. Returns false when oneDNN reports an
+    /// error.
     func multiply(
         rows: Int, n: Int, k: Int, a: UnsafePointer<UInt8>, lda: Int, b: UnsafePointer<Int8>, ldb: Int,
-        columnOffsets: UnsafePointer<Int32>, c: UnsafeMutablePointer<Int32>, ldc: Int
+        transposedB: Bool = true, columnOffsets: UnsafePointer<Int32>, c: UnsafeMutablePointer<Int32>, ldc: Int
     ) -> Bool {
         setThreadCount(1)
         let status = gemm(
-            CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: "T")), CChar(UInt8(ascii: "R")), Int64(rows), Int64(n),
+            CChar(UInt8(ascii: "N")), CChar(UInt8(ascii: transposedB ? "T" : "N")), CChar(UInt8(ascii: "R")),
+            Int64(rows), Int64(n),
             Int64(k), 1, a, Int64(lda), 0, b, Int64(ldb), 0, 0, c, Int64(ldc), columnOffsets)
         return status == 0
     }

@@ -8,12 +8,14 @@ enum Attention {
     ///     `scoresHoldEveryHead`, which lets the heads run in parallel (decoder steps, whose products are too small to
     ///     split one by one). With no causal mask and no capture, `blockedScratchCount` Floats instead.
     ///   - capture: called per head, in order, with the softmax weights [queryCount × keyCount] (alignment heads).
+    ///   - int8Products: the blocked path's products in int8 (`Int8Attention`).
     static func multiHead(
         queries: UnsafePointer<Float>, queryStride: Int,
         keys: UnsafePointer<Float>, values: UnsafePointer<Float>, keyStride: Int,
         queryCount: Int, keyCount: Int, heads: Int, headWidth: Int, causalOffset: Int?,
         scores: UnsafeMutablePointer<Float>, scoresHoldEveryHead: Bool = false, output: UnsafeMutablePointer<Float>,
-        outputStride: Int, capture: ((_ head: Int, _ weights: UnsafePointer<Float>) -> Void)? = nil
+        outputStride: Int, capture: ((_ head: Int, _ weights: UnsafePointer<Float>) -> Void)? = nil,
+        int8Products: Bool = false
     ) {
         let scale = 1 / Float(headWidth).squareRoot()
         func head(_ h: Int, scores: UnsafeMutablePointer<Float>) {
@@ -38,7 +40,14 @@ enum Attention {
                 m: queryCount, n: headWidth, k: keyCount, a: scores, lda: keyCount,
                 b: values + offset, ldb: keyStride, transposeB: false, c: output + offset, ldc: outputStride)
         }
-        if capture == nil && causalOffset == nil && takesBlocks(queryCount) {
+        if capture == nil && causalOffset == nil && takesBlocks(queryCount) && int8Products {
+            let blocks = blockCount(queryCount)
+            Int8Attention.blocked(
+                queries: queries, queryStride: queryStride, keys: keys, values: values, keyStride: keyStride,
+                queryCount: queryCount, keyCount: keyCount, heads: heads, headWidth: headWidth, blocks: blocks,
+                largestBlock: largestBlock, blockRows: { blockRows($0, blocks: blocks, queryCount: queryCount) },
+                scores: scores, output: output, outputStride: outputStride)
+        } else if capture == nil && causalOffset == nil && takesBlocks(queryCount) {
             blocked(
                 queries: queries, queryStride: queryStride, keys: keys, values: values, keyStride: keyStride,
                 queryCount: queryCount, keyCount: keyCount, heads: heads, headWidth: headWidth, scores: scores,

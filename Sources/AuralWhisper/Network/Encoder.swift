@@ -18,10 +18,13 @@ struct EncoderWeights: Sendable {
     let finalNorm: LayerNorm
     let width: Int
     let heads: Int
+    /// Whether the self-attention's products run in int8 (`Int8Attention`).
+    let int8Attention: Bool
 
     init(_ file: ModelFile, width: Int, heads: Int, computeType: ComputeType = .float32) throws {
         self.width = width
         self.heads = heads
+        int8Attention = Int8Attention.applies(to: computeType)
         conv1 = try Linear(convolution: file, "encoder/conv1")
         conv2 = try Linear(convolution: file, "encoder/conv2")
         positions = Tensor(try file.floats("encoder/position_encodings/encodings"))
@@ -130,7 +133,7 @@ enum Encoder {
                 Attention.multiHead(
                     queries: qkv.pointer, queryStride: 3 * d, keys: keys.pointer, values: values.pointer, keyStride: d,
                     queryCount: rows, keyCount: positions, heads: w.heads, headWidth: d / w.heads, causalOffset: nil,
-                    scores: scores.pointer, output: attention.pointer, outputStride: d)
+                    scores: scores.pointer, output: attention.pointer, outputStride: d, int8Products: w.int8Attention)
                 if recording {
                     keptKeys.append(keys)
                     keptValues.append(values)
@@ -139,7 +142,8 @@ enum Encoder {
                 Attention.multiHead(
                     queries: qkv.pointer, queryStride: 3 * d, keys: qkv.pointer + d, values: qkv.pointer + 2 * d,
                     keyStride: 3 * d, queryCount: rows, keyCount: positions, heads: w.heads, headWidth: d / w.heads,
-                    causalOffset: nil, scores: scores.pointer, output: attention.pointer, outputStride: d)
+                    causalOffset: nil, scores: scores.pointer, output: attention.pointer, outputStride: d,
+                    int8Products: w.int8Attention)
             }
             layer.attentionOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
             layer.ffnNorm.apply(x.pointer, rows: rows, into: normed.pointer)

@@ -102,6 +102,19 @@ typedef struct ck_kernels {
 void ck_skinny_i8_vnni(ptrdiff_t first, ptrdiff_t last, int m, ptrdiff_t k, const uint8_t *a, ptrdiff_t lda,
                        const float *a_steps, const int8_t *b, ptrdiff_t ldb, const float *b_steps,
                        const int32_t *b_sums, float *c, ptrdiff_t ldc, float alpha, float beta);
+
+/// The softmax of int32 attention scores, quantized for a u8·s8 product with the values: for each row, x[j] =
+/// sums[j] · row_steps[r] · col_steps[j] · scale, e[j] = exp(x[j] − max x), weights[j] = round(255 · e[j]) and
+/// weight_steps[r] = 1 / (255 · Σ e), so that weights · weight_steps is the softmax. `scratch` holds `cols` floats.
+/// AVX-512 (the int8 attention runs only with VNNI).
+void ck_softmax_to_u8(const int32_t *sums, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t lds, const float *row_steps,
+                      const float *col_steps, float scale, float *scratch, uint8_t *weights, ptrdiff_t ldw,
+                      float *weight_steps);
+
+/// Quantizes each column of x [rows × cols] to int8 with its own step: step = max|column| / 127 (1 for a zero
+/// column), q = x / step rounded to nearest even, clamped to ±127. AVX-512.
+void ck_quantize_columns(const float *x, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t ldx, int8_t *q, ptrdiff_t ldq,
+                         float *steps);
 #endif
 
 /// The table built for `level`, or for the highest lower level this architecture has (the baseline on aarch64).

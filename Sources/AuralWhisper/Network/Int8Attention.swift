@@ -1,0 +1,151 @@
+import CKernels
+
+/// The encoder's self-attention with both products in int8, oneDNN's u8·s8 → s32 product on CPUs with AVX-512 VNNI,
+/// where it takes about a quarter of the float32 product's time (docs/engine.md). Each query row, key row (position)
+/// and value column (channel) is quantized with its own step, as the int8 weights' products quantize activations;
+/// the softmax weights are quantized per row after the softmax. The numbers differ from the float32 products by the
+/// rounding of 8-bit values; the text was measured (docs/streaming.md).
+///
+/// Used for the int8 compute type only where `Int8GEMM.usesVNNI`: without VNNI, oneDNN's product saturates 16-bit
+/// pair sums, which products of two activations would meet far more often than products with weights.
+enum Int8Attention {
+    /// Whether the encoder's self-attention runs in int8 for a model of `computeType` on this CPU.
+    static func applies(to computeType: ComputeType) -> Bool {
+        computeType == .int8 && Int8GEMM.usesVNNI && (try? OneDNN.loaded.get()) != nil
+    }
+
+    /// Every head's keys (per position) and values (per channel) quantized once for all query blocks.
+    private struct QuantizedHeads {
+        let keyCount: Int
+        let headWidth: Int
+        /// [heads × keyCount × headWidth] int8 keys, their steps [heads × keyCount] and −128 · row sums, which take
+        /// the queries' offset back out.
+        let keys: UnsafeMutablePointer<Int8>
+        let keySteps: UnsafeMutablePointer<Float>
+        let keyOffsets: UnsafeMutablePointer<Int32>
+        /// [heads × keyCount × headWidth] int8 values and their steps [heads × headWidth], one per channel.
+        let values: UnsafeMutablePointer<Int8>
+        let valueSteps: UnsafeMutablePointer<Float>
+        /// headWidth zeros: the softmax weights have no offset.
+        let noOffsets: UnsafeMutablePointer<Int32>
+
+        init(heads: Int, keyCount: Int, headWidth: Int) {
+            self.keyCount = keyCount
+            self.headWidth = headWidth
+            keys = .allocate(capacity: heads * keyCount * headWidth)
+            keySteps = .allocate(capacity: heads * keyCount)
+            keyOffsets = .allocate(capacity: heads * keyCount)
+            values = .allocate(capacity: heads * keyCount * headWidth)
+            valueSteps = .allocate(capacity: heads * headWidth)
+            noOffsets = .allocate(capacity: headWidth)
+            noOffsets.initialize(repeating: 0, count: headWidth)
+        }
+
+        func deallocate() {
+            keys.deallocate()
+            keySteps.deallocate()
+            keyOffsets.deallocate()
+            values.deallocate()
+            valueSteps.deallocate()
+            noOffsets.deallocate()
+        }
+
+        /// Quantizes head `h`'s keys and values (rows `keyStride` apart, the head's columns at h · headWidth).
+        func quantize(head h: Int, keys source: UnsafePointer<Float>, values valueSource: UnsafePointer<Float>, keyStride: Int) {
+            let offset = h * headWidth
+            let headKeys = keys + h * keyCount * headWidth
+            KernelSet.active.table.pointee.quantize_rows(
+                source + offset, keyCount, headWidth, keyStride, headKeys, headWidth, keySteps + h * keyCount, 127, 0)
+            for t in 0..<keyCount {
+                var sum: Int32 = 0
+                for c in 0..<headWidth { sum &+= Int32(headKeys[t * headWidth + c]) }
+                keyOffsets[h * keyCount + t] = -128 &* sum
+            }
+            ck_quantize_columns(
+                valueSource + offset, keyCount, headWidth, keyStride, values + h * keyCount * headWidth, headWidth,
+                valueSteps + h * headWidth)
+        }
+    }
+
+    /// Scratch of one pool thread for blocks of up to `rows` queries.
+    private struct BlockScratch {
+        let queries: UnsafeMutablePointer<UInt8>
+        let querySteps: UnsafeMutablePointer<Float>
+        let sums: UnsafeMutablePointer<Int32>
+        let weights: UnsafeMutablePointer<UInt8>
+        let weightSteps: UnsafeMutablePointer<Float>
+        let outputSums: UnsafeMutablePointer<Int32>
+
+        init(rows: Int, keyCount: Int, headWidth: Int) {
+            queries = .allocate(capacity: rows * headWidth)
+            querySteps = .allocate(capacity: rows)
+            sums = .allocate(capacity: rows * keyCount)
+            weights = .allocate(capacity: rows * keyCount)
+            weightSteps = .allocate(capacity: rows)
+            outputSums = .allocate(capacity: rows * headWidth)
+        }
+
+        func deallocate() {
+            queries.deallocate()
+            querySteps.deallocate()
+            sums.deallocate()
+            weights.deallocate()
+            weightSteps.deallocate()
+            outputSums.deallocate()
+        }
+    }
+
+    /// `Attention.multiHead`'s blocked path with int8 products: for each head, the keys and values are quantized
+    /// once; each block of `blockRows` queries then runs scores, softmax and weighted values on one pool thread.
+    static func blocked(
+        queries: UnsafePointer<Float>, queryStride: Int, keys: UnsafePointer<Float>, values: UnsafePointer<Float>,
+        keyStride: Int, queryCount: Int, keyCount: Int, heads: Int, headWidth: Int,
+        blocks: Int, largestBlock: Int, blockRows: (Int) -> Range<Int>,
+        scores: UnsafeMutablePointer<Float>, output: UnsafeMutablePointer<Float>, outputStride: Int
+    ) {
+        guard case .success(let oneDNN) = OneDNN.loaded else { preconditionFailure("int8 attention without oneDNN") }
+        let quantized = QuantizedHeads(heads: heads, keyCount: keyCount, headWidth: headWidth)
+        defer { quantized.deallocate() }
+        WorkerPool.current.run(parts: heads) { h in
+            quantized.quantize(head: h, keys: keys, values: values, keyStride: keyStride)
+        }
+        let scale = 1 / Float(headWidth).squareRoot()
+        let table = KernelSet.active.table.pointee
+        let parts = min(WorkerPool.current.threads, blocks)
+        WorkerPool.current.run(parts: parts) { part in
+            let blockScores = scores + part * largestBlock * keyCount
+            let scratch = BlockScratch(rows: largestBlock, keyCount: keyCount, headWidth: headWidth)
+            defer { scratch.deallocate() }
+            for h in 0..<heads {
+                let offset = h * headWidth
+                let headKeys = quantized.keys + h * keyCount * headWidth
+                let headValues = quantized.values + h * keyCount * headWidth
+                for block in stride(from: part, to: blocks, by: parts) {
+                    let rows = blockRows(block)
+                    scratch.queries.withMemoryRebound(to: Int8.self, capacity: rows.count * headWidth) { signed in
+                        table.quantize_rows(
+                            queries + rows.lowerBound * queryStride + offset, rows.count, headWidth, queryStride, signed,
+                            headWidth, scratch.querySteps, 127, 128)
+                    }
+                    var ok = oneDNN.multiply(
+                        rows: rows.count, n: keyCount, k: headWidth, a: scratch.queries, lda: headWidth, b: headKeys,
+                        ldb: headWidth, columnOffsets: quantized.keyOffsets + h * keyCount, c: scratch.sums, ldc: keyCount)
+                    precondition(ok, "oneDNN's int8 product failed on attention scores")
+                    // The scores' floats go in this thread's block of the scores scratch.
+                    ck_softmax_to_u8(
+                        scratch.sums, rows.count, keyCount, keyCount, scratch.querySteps, quantized.keySteps + h * keyCount,
+                        scale, blockScores, scratch.weights, keyCount, scratch.weightSteps)
+                    ok = oneDNN.multiply(
+                        rows: rows.count, n: headWidth, k: keyCount, a: scratch.weights, lda: keyCount, b: headValues,
+                        ldb: headWidth, transposedB: false, columnOffsets: quantized.noOffsets, c: scratch.outputSums,
+                        ldc: headWidth)
+                    precondition(ok, "oneDNN's int8 product failed on attention values")
+                    table.dequantize_rows(
+                        scratch.outputSums, rows.count, headWidth, headWidth, scratch.weightSteps,
+                        quantized.valueSteps + h * headWidth, nil, output + rows.lowerBound * outputStride + offset,
+                        outputStride, 0)
+                }
+            }
+        }
+    }
+}
