@@ -38,7 +38,7 @@ final class LiveEncoder {
         case .reused(let settings): reuse = settings
         }
         if let kept, kept.start == start, samples.count >= kept.sampleCount,
-           Double(samples.count - kept.sampleCount) <= reuse.refreshSeconds * rate
+           Double(samples.count - kept.sampleCount) < reuse.refreshSeconds * rate
         {
             let keptEnd = Double(kept.sampleCount) / rate
             let from = reuse.contextSeconds.map { max(0, min(keptEnd, newSpeech) - $0) } ?? 0
@@ -72,7 +72,9 @@ package struct EncoderReuse: Sendable, Hashable {
     package var contextSeconds: Double?
     /// Seconds of padding after the audio that each encode computes.
     package var paddingSeconds: Double
-    /// Seconds of new audio after which the full encode is made again.
+    /// Seconds of new audio at which the full encode is made again: an encode of less new audio reuses the kept
+    /// one. (Updates every 0.5 s of audio in a replay fall exactly on 2.5 s; in real time a little after it, so the
+    /// two make the full encode at the same update.)
     package var refreshSeconds: Double
 
     package init(contextSeconds: Double?, paddingSeconds: Double, refreshSeconds: Double) {
@@ -82,5 +84,5 @@ package struct EncoderReuse: Sendable, Hashable {
     }
 
     /// What live sessions run (see docs/streaming.md).
-    package static let live = EncoderReuse(contextSeconds: 2.0, paddingSeconds: 1.0, refreshSeconds: 2.0)
+    package static let live = EncoderReuse(contextSeconds: 2.0, paddingSeconds: 1.0, refreshSeconds: 2.5)
 }
