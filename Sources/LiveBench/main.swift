@@ -171,6 +171,10 @@ let cpuName = (try? String(contentsOfFile: "/proc/cpuinfo", encoding: .utf8))?
     .split(separator: "\n").first { $0.hasPrefix("model name") }?.split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown CPU"
 print("live-bench: model \(modelName) (\(model.computeType)), cadence \(cadence) s\(phase.map { ", phase \($0) s" } ?? "")\(jitter > 0 ? " + up to \(jitter) s" : ""), \(realtime ? "real time (virtual microphone)" : "deterministic replay"), \(AvailableCores.count) threads, \(cpuName)")
 
+/// Seconds a real-time session runs before the recording plays, and after it ends (its last words are flushed).
+let sessionLeadIn = 0.3
+let sessionTail = 1.5
+
 nonisolated func cpuSeconds() -> Double {
     var usage = rusage()
     getrusage(RUSAGE_SELF.rawValue, &usage)
@@ -228,14 +232,14 @@ func live(_ url: URL) async throws -> ([[Display]?], Double) {
         sessions.append(session)
         consumers.append(consume(session.startTranscribing(), started: started, traced: trace && index == 0))
     }
-    try await Task.sleep(for: .milliseconds(300))
+    try await Task.sleep(for: .seconds(sessionLeadIn))
     let player = Process()
     player.executableURL = URL(fileURLWithPath: "/usr/bin/env")
     player.arguments = ["paplay", "--device=mic_feed", url.path]
     let playStart = Date()
     try player.run()
     while player.isRunning { try await Task.sleep(for: .milliseconds(50)) }
-    try await Task.sleep(for: .seconds(1.5))
+    try await Task.sleep(for: .seconds(sessionTail))
     for session in sessions { await session.stopTranscribing() }
     let offset = playStart.timeIntervalSince(started)
     var results: [[Display]?] = []
@@ -295,6 +299,8 @@ func printRow(_ name: String, seconds: Double, werDelta: Double, report: Latency
 var reports: [LatencyReport] = []
 var totalAudio = 0.0
 var totalCPU = 0.0
+/// Seconds the CPU of the rows is divided by: the audio's, and in real time the sessions' lead-in and tail too.
+var totalSessionSeconds = 0.0
 /// The first update of each replay: `--phase`, or the sweep's phases (0 is the default, the first update after a cadence).
 let phases: [Double?] = sweep == 1 ? [phase] : (0..<sweep).map { cadence * Double($0) / Double(sweep) }
 print("file                         dur_s  ΔWER_pt  first_mean  first_p50  first_p90 stable_mean stable_p90 phrase_mean phrase_p90  flicker    cpu")
@@ -325,9 +331,10 @@ for item in items {
                 print("file: " + fileText)
             }
             totalAudio += duration
+            totalSessionSeconds += realtime ? duration + sessionLeadIn + sessionTail : duration
             printRow(
                 name, seconds: duration, werDelta: report.liveWER - report.fileWER, report: report.figures,
-                flicker: report.normalizedErasure, cpu: cpu / Double(runs.count) / (realtime ? duration + 1.8 : duration))
+                flicker: report.normalizedErasure, cpu: cpu / Double(runs.count) / (realtime ? duration + sessionLeadIn + sessionTail : duration))
         }
     }
 }
@@ -339,6 +346,6 @@ printRow(
     "overall", seconds: totalAudio, werDelta: liveWER - fileWER,
     report: LatencyReport.Figures(
         firstAppearance: reports.flatMap(\.firstAppearance), stable: reports.flatMap(\.stable), phraseFinal: reports.flatMap(\.phraseFinal)),
-    flicker: words == 0 ? 0 : Double(erased) / Double(words), cpu: totalCPU / max(totalAudio, 1e-9))
+    flicker: words == 0 ? 0 : Double(erased) / Double(words), cpu: totalCPU / max(totalSessionSeconds, 1e-9))
 print("latencies in seconds from each word's end (offline word timestamps): first shown, stable (shown as it ends up, never changed after), and a phrase's final after its last word; ΔWER = live final WER − file WER, mean over files\(sweep > 1 ? " and phases" : "");")
-print("cpu = CPU seconds / audio seconds (100% = one core busy)\(sessionCount > 1 ? ", per session: the process's divided by \(sessionCount)" : "")")
+print("cpu = CPU seconds / audio seconds (100% = one core busy; in real time the sessions' \(sessionLeadIn + sessionTail) s around each recording count as audio)\(sessionCount > 1 ? ", per session: the process's divided by \(sessionCount)" : "")")
