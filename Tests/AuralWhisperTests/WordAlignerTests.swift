@@ -78,14 +78,14 @@ struct WordAlignerTests {
 
     // MARK: - Token probabilities
 
-    /// The maximum as a running comparison finds it, the way `textProbability` did before it took 16 lanes at a time.
+    /// The maximum as a running comparison finds it, the way `textProbability` did before it took `Kernels.maximum`.
     static func runningMaximum(_ values: UnsafePointer<Float>, count: Int) -> Float {
         var result = -Float.infinity
         for i in 0..<count where values[i] > result { result = values[i] }
         return result
     }
 
-    @Test("the largest logit, 16 lanes at a time, is the running maximum's value: NaN skipped, −∞ when none")
+    @Test("the largest logit, eight lanes at a time, is the running maximum's value: NaN skipped, −∞ when none")
     func largestLogit() {
         var generator = SplitMix64(seed: 3)
         var rows: [[Float]] = [[], [.nan], [-.infinity], [.nan, 2, .nan], [-0.0, 0, -0.0], Array(repeating: .nan, count: 40)]
@@ -98,7 +98,7 @@ struct WordAlignerTests {
         }
         for row in rows {
             row.withUnsafeBufferPointer { values in
-                let fast = values.baseAddress.map { WordAligner.largest($0, count: row.count) } ?? -.infinity
+                let fast = values.baseAddress.map { Kernels.maximum($0, count: row.count) } ?? -.infinity
                 let plain = values.baseAddress.map { Self.runningMaximum($0, count: row.count) } ?? -.infinity
                 // Bit for bit, but −0 and +0 count as one (the probability cannot tell them apart).
                 #expect(fast.bitPattern == plain.bitPattern || (fast == 0 && plain == 0), "\(row.prefix(4)) …")

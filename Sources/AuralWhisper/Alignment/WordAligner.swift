@@ -186,28 +186,10 @@ enum WordAligner {
 
     /// softmax over the first `textVocabulary` logits, at `token` (CTranslate2's softmax with a length).
     static func textProbability(_ logits: UnsafePointer<Float>, textVocabulary: Int, token: Int) -> Double {
-        let maxValue = largest(logits, count: textVocabulary)
+        let maxValue = Kernels.maximum(logits, count: textVocabulary)
         var sum: Float = 0
         for i in 0..<textVocabulary { sum += expf(logits[i] - maxValue) }
         return Double(expf(logits[token] - maxValue) * (1 / sum))
-    }
-
-    /// The largest value, NaN skipped (−∞ when there is none), 16 lanes at a time: the value a running
-    /// `where x > largest` finds, except that of +0 and −0 it may keep the other, which `textProbability` cannot tell
-    /// apart (x − (+0) and x − (−0) differ only for x = −0, as −0 and +0, and e^−0 = e^+0).
-    static func largest(_ values: UnsafePointer<Float>, count: Int) -> Float {
-        typealias Lanes = SIMD16<Float>
-        var lanes = Lanes(repeating: -.infinity)
-        var i = 0
-        while i + Lanes.scalarCount <= count {
-            let v = UnsafeRawPointer(values + i).loadUnaligned(as: Lanes.self)
-            lanes.replace(with: v, where: v .> lanes)
-            i += Lanes.scalarCount
-        }
-        var result = -Float.infinity
-        for k in lanes.indices where lanes[k] > result { result = lanes[k] }
-        for k in i..<count where values[k] > result { result = values[k] }
-        return result
     }
 
     /// Normalises each column of a [rows × cols] block to zero mean and unit (biased) variance, with no epsilon, as

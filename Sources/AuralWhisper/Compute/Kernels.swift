@@ -50,7 +50,8 @@ enum Kernels {
         kernels.table.pointee.softmax_rows(x, rows, cols, stride, scale)
     }
 
-    /// The largest of x[0..<count] (−∞ when empty). Eight lanes at a time.
+    /// The largest of x[0..<count], NaN skipped (−∞ when there is none). Eight lanes at a time: the value a running
+    /// `where x > largest` finds, except that of +0 and −0 it may keep the other.
     static func maximum(_ x: UnsafePointer<Float>, count: Int, kernels: KernelSet = .active) -> Float {
         precondition(count >= 0)
         return kernels.table.pointee.maximum(x, count)
