@@ -20,78 +20,62 @@ enum Int8Attention {
         let headWidth: Int
         /// [heads × keyCount × headWidth] int8 keys, their steps [heads × keyCount] and −128 · row sums, which take
         /// the queries' offset back out.
-        let keys: UnsafeMutablePointer<Int8>
-        let keySteps: UnsafeMutablePointer<Float>
-        let keyOffsets: UnsafeMutablePointer<Int32>
+        let keys: Storage<Int8>
+        let keySteps: Storage<Float>
+        let keyOffsets: Storage<Int32>
         /// [heads × keyCount × headWidth] int8 values and their steps [heads × headWidth], one per channel.
-        let values: UnsafeMutablePointer<Int8>
-        let valueSteps: UnsafeMutablePointer<Float>
+        let values: Storage<Int8>
+        let valueSteps: Storage<Float>
         /// headWidth zeros: the softmax weights have no offset.
-        let noOffsets: UnsafeMutablePointer<Int32>
+        let noOffsets: Storage<Int32>
 
         init(heads: Int, keyCount: Int, headWidth: Int) {
             self.keyCount = keyCount
             self.headWidth = headWidth
-            keys = .allocate(capacity: heads * keyCount * headWidth)
-            keySteps = .allocate(capacity: heads * keyCount)
-            keyOffsets = .allocate(capacity: heads * keyCount)
-            values = .allocate(capacity: heads * keyCount * headWidth)
-            valueSteps = .allocate(capacity: heads * headWidth)
-            noOffsets = .allocate(capacity: headWidth)
-            noOffsets.initialize(repeating: 0, count: headWidth)
-        }
-
-        func deallocate() {
-            keys.deallocate()
-            keySteps.deallocate()
-            keyOffsets.deallocate()
-            values.deallocate()
-            valueSteps.deallocate()
-            noOffsets.deallocate()
+            keys = Storage(count: heads * keyCount * headWidth)
+            keySteps = Storage(count: heads * keyCount)
+            keyOffsets = Storage(count: heads * keyCount)
+            values = Storage(count: heads * keyCount * headWidth)
+            valueSteps = Storage(count: heads * headWidth)
+            noOffsets = Storage(count: headWidth)
         }
 
         /// Quantizes head `h`'s keys and values (rows `keyStride` apart, the head's columns at h · headWidth).
-        func quantize(head h: Int, keys source: UnsafePointer<Float>, values valueSource: UnsafePointer<Float>, keyStride: Int) {
+        func quantize(
+            head h: Int, keys source: UnsafePointer<Float>, values valueSource: UnsafePointer<Float>, keyStride: Int
+        ) {
             let offset = h * headWidth
-            let headKeys = keys + h * keyCount * headWidth
+            let headKeys = keys.pointer + h * keyCount * headWidth
             KernelSet.active.table.pointee.quantize_rows(
-                source + offset, keyCount, headWidth, keyStride, headKeys, headWidth, keySteps + h * keyCount, 127, 0)
+                source + offset, keyCount, headWidth, keyStride, headKeys, headWidth, keySteps.pointer + h * keyCount,
+                127, 0)
             for t in 0..<keyCount {
                 var sum: Int32 = 0
                 for c in 0..<headWidth { sum &+= Int32(headKeys[t * headWidth + c]) }
-                keyOffsets[h * keyCount + t] = -128 &* sum
+                keyOffsets.pointer[h * keyCount + t] = -128 &* sum
             }
             ck_quantize_columns(
-                valueSource + offset, keyCount, headWidth, keyStride, values + h * keyCount * headWidth, headWidth,
-                valueSteps + h * headWidth)
+                valueSource + offset, keyCount, headWidth, keyStride, values.pointer + h * keyCount * headWidth,
+                headWidth, valueSteps.pointer + h * headWidth)
         }
     }
 
     /// Scratch of one pool thread for blocks of up to `rows` queries.
     private struct BlockScratch {
-        let queries: UnsafeMutablePointer<UInt8>
-        let querySteps: UnsafeMutablePointer<Float>
-        let sums: UnsafeMutablePointer<Int32>
-        let weights: UnsafeMutablePointer<UInt8>
-        let weightSteps: UnsafeMutablePointer<Float>
-        let outputSums: UnsafeMutablePointer<Int32>
+        let queries: Storage<UInt8>
+        let querySteps: Storage<Float>
+        let sums: Storage<Int32>
+        let weights: Storage<UInt8>
+        let weightSteps: Storage<Float>
+        let outputSums: Storage<Int32>
 
         init(rows: Int, keyCount: Int, headWidth: Int) {
-            queries = .allocate(capacity: rows * headWidth)
-            querySteps = .allocate(capacity: rows)
-            sums = .allocate(capacity: rows * keyCount)
-            weights = .allocate(capacity: rows * keyCount)
-            weightSteps = .allocate(capacity: rows)
-            outputSums = .allocate(capacity: rows * headWidth)
-        }
-
-        func deallocate() {
-            queries.deallocate()
-            querySteps.deallocate()
-            sums.deallocate()
-            weights.deallocate()
-            weightSteps.deallocate()
-            outputSums.deallocate()
+            queries = Storage(count: rows * headWidth)
+            querySteps = Storage(count: rows)
+            sums = Storage(count: rows * keyCount)
+            weights = Storage(count: rows * keyCount)
+            weightSteps = Storage(count: rows)
+            outputSums = Storage(count: rows * headWidth)
         }
     }
 
@@ -105,7 +89,6 @@ enum Int8Attention {
     ) {
         guard case .success(let oneDNN) = OneDNN.loaded else { preconditionFailure("int8 attention without oneDNN") }
         let quantized = QuantizedHeads(heads: heads, keyCount: keyCount, headWidth: headWidth)
-        defer { quantized.deallocate() }
         WorkerPool.current.run(parts: heads) { h in
             quantized.quantize(head: h, keys: keys, values: values, keyStride: keyStride)
         }
@@ -115,35 +98,37 @@ enum Int8Attention {
         WorkerPool.current.run(parts: parts) { part in
             let blockScores = scores + part * largestBlock * keyCount
             let scratch = BlockScratch(rows: largestBlock, keyCount: keyCount, headWidth: headWidth)
-            defer { scratch.deallocate() }
             for h in 0..<heads {
                 let offset = h * headWidth
-                let headKeys = quantized.keys + h * keyCount * headWidth
-                let headValues = quantized.values + h * keyCount * headWidth
+                let headKeys = quantized.keys.pointer + h * keyCount * headWidth
+                let headValues = quantized.values.pointer + h * keyCount * headWidth
                 for block in stride(from: part, to: blocks, by: parts) {
                     let rows = blockRows(block)
-                    scratch.queries.withMemoryRebound(to: Int8.self, capacity: rows.count * headWidth) { signed in
+                    let queryBytes = rows.count * headWidth
+                    scratch.queries.pointer.withMemoryRebound(to: Int8.self, capacity: queryBytes) { signed in
                         table.quantize_rows(
-                            queries + rows.lowerBound * queryStride + offset, rows.count, headWidth, queryStride, signed,
-                            headWidth, scratch.querySteps, 127, 128)
+                            queries + rows.lowerBound * queryStride + offset, rows.count, headWidth, queryStride,
+                            signed, headWidth, scratch.querySteps.pointer, 127, 128)
                     }
                     var ok = oneDNN.multiply(
-                        rows: rows.count, n: keyCount, k: headWidth, a: scratch.queries, lda: headWidth, b: headKeys,
-                        ldb: headWidth, columnOffsets: quantized.keyOffsets + h * keyCount, c: scratch.sums, ldc: keyCount)
+                        rows: rows.count, n: keyCount, k: headWidth, a: scratch.queries.pointer, lda: headWidth,
+                        b: headKeys, ldb: headWidth, columnOffsets: quantized.keyOffsets.pointer + h * keyCount,
+                        c: scratch.sums.pointer, ldc: keyCount)
                     precondition(ok, "oneDNN's int8 product failed on attention scores")
                     // The scores' floats go in this thread's block of the scores scratch.
                     ck_softmax_to_u8(
-                        scratch.sums, rows.count, keyCount, keyCount, scratch.querySteps, quantized.keySteps + h * keyCount,
-                        scale, blockScores, scratch.weights, keyCount, scratch.weightSteps)
+                        scratch.sums.pointer, rows.count, keyCount, keyCount, scratch.querySteps.pointer,
+                        quantized.keySteps.pointer + h * keyCount, scale, blockScores, scratch.weights.pointer,
+                        keyCount, scratch.weightSteps.pointer)
                     ok = oneDNN.multiply(
-                        rows: rows.count, n: headWidth, k: keyCount, a: scratch.weights, lda: keyCount, b: headValues,
-                        ldb: headWidth, transposedB: false, columnOffsets: quantized.noOffsets, c: scratch.outputSums,
-                        ldc: headWidth)
+                        rows: rows.count, n: headWidth, k: keyCount, a: scratch.weights.pointer, lda: keyCount,
+                        b: headValues, ldb: headWidth, transposedB: false, columnOffsets: quantized.noOffsets.pointer,
+                        c: scratch.outputSums.pointer, ldc: headWidth)
                     precondition(ok, "oneDNN's int8 product failed on attention values")
                     table.dequantize_rows(
-                        scratch.outputSums, rows.count, headWidth, headWidth, scratch.weightSteps,
-                        quantized.valueSteps + h * headWidth, nil, output + rows.lowerBound * outputStride + offset,
-                        outputStride, 0)
+                        scratch.outputSums.pointer, rows.count, headWidth, headWidth, scratch.weightSteps.pointer,
+                        quantized.valueSteps.pointer + h * headWidth, nil,
+                        output + rows.lowerBound * outputStride + offset, outputStride, 0)
                 }
             }
         }
