@@ -40,14 +40,15 @@ enum Attention {
                 m: queryCount, n: headWidth, k: keyCount, a: scores, lda: keyCount,
                 b: values + offset, ldb: keyStride, transposeB: false, c: output + offset, ldc: outputStride)
         }
-        if capture == nil && causalOffset == nil && takesBlocks(queryCount) && int8Products {
+        let inBlocks = capture == nil && causalOffset == nil && takesBlocks(queryCount)
+        if inBlocks && int8Products {
             let blocks = blockCount(queryCount)
             Int8Attention.blocked(
                 queries: queries, queryStride: queryStride, keys: keys, values: values, keyStride: keyStride,
                 queryCount: queryCount, keyCount: keyCount, heads: heads, headWidth: headWidth, blocks: blocks,
                 largestBlock: largestBlock, blockRows: { blockRows($0, blocks: blocks, queryCount: queryCount) },
                 scores: scores, output: output, outputStride: outputStride)
-        } else if capture == nil && causalOffset == nil && takesBlocks(queryCount) {
+        } else if inBlocks {
             blocked(
                 queries: queries, queryStride: queryStride, keys: keys, values: values, keyStride: keyStride,
                 queryCount: queryCount, keyCount: keyCount, heads: heads, headWidth: headWidth, scores: scores,
