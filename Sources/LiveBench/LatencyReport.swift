@@ -115,7 +115,9 @@ extension LatencyReport {
     }
 }
 
-/// Word error rate with a plain normaliser (lower case, letters, digits and apostrophes).
+/// Word error rate with a plain normaliser (lower case, letters, digits and apostrophes), where a whole number in
+/// digits counts as its English words: a decode may write "1, 2, 3" for "one, two, three", as Whisper's English
+/// normaliser (which writes both as digits) also forgives.
 enum WER {
     static func normalize(_ word: String) -> String {
         String(word.lowercased().unicodeScalars.filter { CharacterSet.alphanumerics.contains($0) || $0 == "'" }.map(Character.init))
@@ -126,8 +128,8 @@ enum WER {
     }
 
     static func percent(reference: String, hypothesis: String) -> Double {
-        let r = words(reference)
-        let h = words(hypothesis)
+        let r = words(reference).flatMap(NumberWords.spelled)
+        let h = words(hypothesis).flatMap(NumberWords.spelled)
         guard !r.isEmpty else { return h.isEmpty ? 0 : 100 }
         return 100 * Double(distance(r, h)) / Double(r.count)
     }

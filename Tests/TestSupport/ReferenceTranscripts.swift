@@ -1,13 +1,21 @@
+import Foundation
+
 /// What the bundled recordings read, as people wrote it (not as a model heard it): the reference for word error
-/// rates.
+/// rates. The texts live in `Tests/bundled-references.jsonl`, the manifest `scripts/live-bench` reads too.
 public enum ReferenceTranscripts {
     /// `two_cities.wav`: the opening of Dickens's "A Tale of Two Cities" (1859, public domain).
-    public static let twoCities = """
-        It was the best of times, it was the worst of times, it was the age of wisdom, it was the age of foolishness, \
-        it was the epoch of belief, it was the epoch of incredulity, it was the season of Light, it was the season of \
-        Darkness, it was the spring of hope, it was the winter of despair, we had everything before us, we had nothing \
-        before us, we were all going direct to Heaven, we were all going direct the other way – in short, the period \
-        was so far like the present period, that some of its noisiest authorities insisted on its being received, for \
-        good or for evil, in the superlative degree of comparison only.
-        """
+    public static let twoCities = text(of: "two_cities.wav")
+
+    /// The `text` of the manifest's entry for `audio`; a test without it cannot measure anything, so it stops.
+    private static func text(of audio: String) -> String {
+        let manifest = Fixtures.repositoryRoot.appendingPathComponent("Tests/bundled-references.jsonl")
+        let lines = (try? String(contentsOf: manifest, encoding: .utf8))?.split(separator: "\n") ?? []
+        for line in lines {
+            guard let object = try? JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any],
+                  (object["audio"] as? String)?.hasSuffix("/" + audio) == true, let text = object["text"] as? String
+            else { continue }
+            return text
+        }
+        fatalError("\(manifest.path) has no reference text for \(audio)")
+    }
 }
