@@ -17,7 +17,8 @@ typealias ByteTensor = Storage<Int8>
 /// never shared.
 ///
 /// Memory comes from `calloc`: zero-filled by the system, so pages of a large buffer that are never written (the
-/// decoder's cache beyond the tokens decoded so far) never become resident. Elements are plain numbers (Float,
+/// decoder's cache beyond the tokens decoded so far) never become resident. Buffers written in full before they are
+/// read (copies, activations) skip the zero-fill (`init(uninitializedCount:)`). Elements are plain numbers (Float,
 /// Float16, Int8, Int32), whose zero is all zero bits.
 final class Storage<Element: Numeric & BitwiseCopyable>: @unchecked Sendable {
     /// The first element; valid for `count` elements while the storage lives.
@@ -34,15 +35,25 @@ final class Storage<Element: Numeric & BitwiseCopyable>: @unchecked Sendable {
         pointer = memory.bindMemory(to: Element.self, capacity: max(count, 1))
     }
 
+    /// Storage of `count` elements that the caller writes in full before reading any: `malloc`, not zero-filled
+    /// (a buffer reused from the heap would otherwise be cleared only to be overwritten).
+    init(uninitializedCount count: Int) {
+        self.count = count
+        guard let memory = malloc(max(count, 1) * MemoryLayout<Element>.stride) else {
+            fatalError("out of memory allocating \(count) × \(MemoryLayout<Element>.stride) bytes")
+        }
+        pointer = memory.bindMemory(to: Element.self, capacity: max(count, 1))
+    }
+
     /// Storage holding a copy of `values`.
     convenience init(_ values: [Element]) {
-        self.init(count: values.count)
+        self.init(uninitializedCount: values.count)
         values.withUnsafeBufferPointer { pointer.update(from: $0.baseAddress!, count: values.count) }
     }
 
     /// Storage holding a copy of `other`'s elements.
     convenience init(copying other: Storage<Element>) {
-        self.init(count: other.count)
+        self.init(uninitializedCount: other.count)
         pointer.update(from: other.pointer, count: other.count)
     }
 

@@ -29,10 +29,10 @@ struct CrossAttention {
         self.audioLength = audioLength
         self.heads = heads
         headWidth = width / heads
-        let projected = Tensor(count: audioLength * 2 * width)
+        let projected = Tensor(uninitializedCount: audioLength * 2 * width)
         projection.apply(encoderOutput.pointer, rows: audioLength, into: projected.pointer)
-        let keys = Tensor(count: audioLength * width)
-        let values = Tensor(count: audioLength * width)
+        let keys = Tensor(uninitializedCount: audioLength * width)
+        let values = Tensor(uninitializedCount: audioLength * width)
         Self.place(
             projected, positions: 0..<audioLength, width: width, keys: keys.pointer, values: values.pointer,
             heads: heads, length: audioLength)
@@ -70,7 +70,7 @@ struct CrossAttention {
         case .half(let baseKeys, let baseValues):
             let keys = Storage<UInt16>(copying: baseKeys)
             let values = Storage<UInt16>(copying: baseValues)
-            let halves = Storage<UInt16>(count: projected.count)
+            let halves = Storage<UInt16>(uninitializedCount: projected.count)
             KernelSet.active.table.pointee.float_to_half(projected.pointer, projected.count, halves.pointer)
             Self.place(
                 halves, positions: fresh, width: width, keys: keys.pointer, values: values.pointer, heads: heads,
@@ -98,7 +98,7 @@ struct CrossAttention {
     }
 
     private static func half(_ x: Tensor, kernels: KernelSet = .active) -> Storage<UInt16> {
-        let half = Storage<UInt16>(count: x.count)
+        let half = Storage<UInt16>(uninitializedCount: x.count)
         kernels.table.pointee.float_to_half(x.pointer, x.count, half.pointer)
         return half
     }

@@ -111,21 +111,22 @@ enum Encoder {
         let rows = fresh.count
         let x = stem(mel, frames: frames, positions: fresh, weights: w)
         // Separate keys and values when positions come from memory or go to it; else read them from the fused QKV.
+        // Every buffer below is written in full before it is read (without memory, every position is fresh).
         let separate = memory != nil || recording
         var keptKeys: [Tensor] = []
         var keptValues: [Tensor] = []
-        let normed = Tensor(count: rows * d)
-        let qkv = Tensor(count: rows * 3 * d)
-        let attention = Tensor(count: rows * d)
+        let normed = Tensor(uninitializedCount: rows * d)
+        let qkv = Tensor(uninitializedCount: rows * 3 * d)
+        let attention = Tensor(uninitializedCount: rows * d)
         let ffnWidth = w.layers[0].ffnIn.outFeatures
-        let ffn = Tensor(count: rows * ffnWidth)
-        let scores = Tensor(count: Attention.blockedScratchCount(queryCount: rows, keyCount: positions))
+        let ffn = Tensor(uninitializedCount: rows * ffnWidth)
+        let scores = Tensor(uninitializedCount: Attention.blockedScratchCount(queryCount: rows, keyCount: positions))
         for (index, layer) in w.layers.enumerated() {
             layer.attentionNorm.apply(x.pointer, rows: rows, into: normed.pointer)
             layer.qkv.apply(normed.pointer, rows: rows, into: qkv.pointer)
             if separate {
-                let keys = memory.map { Tensor(copying: $0.keys[index]) } ?? Tensor(count: positions * d)
-                let values = memory.map { Tensor(copying: $0.values[index]) } ?? Tensor(count: positions * d)
+                let keys = memory.map { Tensor(copying: $0.keys[index]) } ?? Tensor(uninitializedCount: positions * d)
+                let values = memory.map { Tensor(copying: $0.values[index]) } ?? Tensor(uninitializedCount: positions * d)
                 for (row, t) in fresh.enumerated() {
                     (keys.pointer + t * d).update(from: qkv.pointer + row * 3 * d + d, count: d)
                     (values.pointer + t * d).update(from: qkv.pointer + row * 3 * d + 2 * d, count: d)
@@ -151,7 +152,7 @@ enum Encoder {
             Kernels.gelu(ffn.pointer, count: rows * ffnWidth)
             layer.ffnOut.apply(ffn.pointer, rows: rows, into: x.pointer, accumulate: true)
         }
-        let out = memory.map { Tensor(copying: $0.output) } ?? Tensor(count: positions * d)
+        let out = memory.map { Tensor(copying: $0.output) } ?? Tensor(uninitializedCount: positions * d)
         w.finalNorm.apply(x.pointer, rows: rows, into: out.pointer + fresh.lowerBound * d)
         return (out, keptKeys, keptValues)
     }
@@ -165,7 +166,7 @@ enum Encoder {
         let first1 = max(0, 2 * positions.lowerBound - 1)
         let rows1 = min(t1, 2 * positions.upperBound) - first1
         // conv1: im2col [rows1, melCount·3], column c·3 + k = mel[c, t + k − 1].
-        let columns1 = Tensor(count: rows1 * melCount * 3)
+        let columns1 = Tensor(uninitializedCount: rows1 * melCount * 3)
         mel.withUnsafeBufferPointer { m in
             for row in 0..<rows1 {
                 let t = first1 + row
@@ -178,12 +179,12 @@ enum Encoder {
                 }
             }
         }
-        let hidden1 = Tensor(count: rows1 * d)
+        let hidden1 = Tensor(uninitializedCount: rows1 * d)
         w.conv1.apply(columns1.pointer, rows: rows1, into: hidden1.pointer)
         Kernels.gelu(hidden1.pointer, count: rows1 * d)
         // conv2, stride 2: im2col [rows, d·3], column c·3 + k = conv1[2t + k − 1, c].
         let rows = positions.count
-        let columns2 = Tensor(count: rows * d * 3)
+        let columns2 = Tensor(uninitializedCount: rows * d * 3)
         for (row, t) in positions.enumerated() {
             let target = columns2.pointer + row * d * 3
             for k in 0..<3 {
@@ -196,7 +197,7 @@ enum Encoder {
                 }
             }
         }
-        let x = Tensor(count: rows * d)
+        let x = Tensor(uninitializedCount: rows * d)
         w.conv2.apply(columns2.pointer, rows: rows, into: x.pointer)
         Kernels.gelu(x.pointer, count: rows * d)
         let embedding = w.positions.pointer + positions.lowerBound * d

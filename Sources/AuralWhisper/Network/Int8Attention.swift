@@ -32,11 +32,12 @@ enum Int8Attention {
         init(heads: Int, keyCount: Int, headWidth: Int) {
             self.keyCount = keyCount
             self.headWidth = headWidth
-            keys = Storage(count: heads * keyCount * headWidth)
-            keySteps = Storage(count: heads * keyCount)
-            keyOffsets = Storage(count: heads * keyCount)
-            values = Storage(count: heads * keyCount * headWidth)
-            valueSteps = Storage(count: heads * headWidth)
+            // Every head is quantized in full before any is read; only the zero offsets rely on the zero-fill.
+            keys = Storage(uninitializedCount: heads * keyCount * headWidth)
+            keySteps = Storage(uninitializedCount: heads * keyCount)
+            keyOffsets = Storage(uninitializedCount: heads * keyCount)
+            values = Storage(uninitializedCount: heads * keyCount * headWidth)
+            valueSteps = Storage(uninitializedCount: heads * headWidth)
             noOffsets = Storage(count: headWidth)
         }
 
@@ -70,12 +71,13 @@ enum Int8Attention {
         let outputSums: Storage<Int32>
 
         init(rows: Int, keyCount: Int, headWidth: Int) {
-            queries = Storage(count: rows * headWidth)
-            querySteps = Storage(count: rows)
-            sums = Storage(count: rows * keyCount)
-            weights = Storage(count: rows * keyCount)
-            weightSteps = Storage(count: rows)
-            outputSums = Storage(count: rows * headWidth)
+            // A block's rows of each buffer are written before they are read.
+            queries = Storage(uninitializedCount: rows * headWidth)
+            querySteps = Storage(uninitializedCount: rows)
+            sums = Storage(uninitializedCount: rows * keyCount)
+            weights = Storage(uninitializedCount: rows * keyCount)
+            weightSteps = Storage(uninitializedCount: rows)
+            outputSums = Storage(uninitializedCount: rows * headWidth)
         }
     }
 
