@@ -161,9 +161,9 @@ enum PulseHarness {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.runWithDefaultSignals()
-            let ready = await Poll.until(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
+            // The socket appears before pipewire-pulse answers on it: a CI run's capture found no server there.
+            let ready = await Poll.until(timeout: 5) { FileManager.default.fileExists(atPath: socket) && answers(socket) }
             try #require(ready, "the extra pipewire-pulse did not start")
-            try await Task.sleep(for: .milliseconds(50))
             return ("unix:\(socket)", process, directory)
         }
         let config = """
@@ -185,10 +185,14 @@ enum PulseHarness {
         environment["HOME"] = directory.appendingPathComponent("home").path
         process.environment = environment
         try process.runWithDefaultSignals()
-        let ready = await Poll.until(timeout: 5) { FileManager.default.fileExists(atPath: socket) }
+        let ready = await Poll.until(timeout: 5) { FileManager.default.fileExists(atPath: socket) && answers(socket) }
         try #require(ready, "the extra PulseAudio daemon did not start")
-        try await Task.sleep(for: .milliseconds(50))
         return ("unix:\(socket)", process, directory)
+    }
+
+    /// Whether a sound server answers `pactl info` on `socket`.
+    private static func answers(_ socket: String) -> Bool {
+        (try? run("pactl", ["--server=unix:\(socket)", "info"], timeout: 2)) != nil
     }
 }
 
