@@ -161,9 +161,7 @@ enum PulseHarness {
             process.standardOutput = FileHandle.nullDevice
             process.standardError = FileHandle.nullDevice
             try process.runWithDefaultSignals()
-            // The socket appears before pipewire-pulse answers on it: a CI run's capture found no server there.
-            let ready = await Poll.until(timeout: 5) { FileManager.default.fileExists(atPath: socket) && answers(socket) }
-            try #require(ready, "the extra pipewire-pulse did not start")
+            try await waitUntilAnswering(socket, "the extra pipewire-pulse did not start")
             return ("unix:\(socket)", process, directory)
         }
         let config = """
@@ -185,14 +183,18 @@ enum PulseHarness {
         environment["HOME"] = directory.appendingPathComponent("home").path
         process.environment = environment
         try process.runWithDefaultSignals()
-        let ready = await Poll.until(timeout: 5) { FileManager.default.fileExists(atPath: socket) && answers(socket) }
-        try #require(ready, "the extra PulseAudio daemon did not start")
+        try await waitUntilAnswering(socket, "the extra PulseAudio daemon did not start")
         return ("unix:\(socket)", process, directory)
     }
 
-    /// Whether a sound server answers `pactl info` on `socket`.
-    private static func answers(_ socket: String) -> Bool {
-        (try? run("pactl", ["--server=unix:\(socket)", "info"], timeout: 2)) != nil
+    /// Waits up to 5 s for a sound server to answer `pactl info` on `socket`, else fails with `failure`. The socket
+    /// file appears before the server answers on it (a CI run's capture on PipeWire found no server there).
+    private static func waitUntilAnswering(_ socket: String, _ failure: Comment) async throws {
+        let ready = await Poll.until(timeout: 5) {
+            FileManager.default.fileExists(atPath: socket)
+                && (try? run("pactl", ["--server=unix:\(socket)", "info"], timeout: 2)) != nil
+        }
+        try #require(ready, failure)
     }
 }
 
