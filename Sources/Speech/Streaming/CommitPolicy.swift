@@ -117,6 +117,25 @@ struct CommitPolicy: Sendable {
         return word.confidence < (placeless ? configuration.placelessWordMinimumConfidence : configuration.trailingWordMinimumConfidence)
     }
 
+    /// Whether a decode jumped over speech the last update showed: its first new word starts more than
+    /// `skippedSpeechSeconds` after the first shown word, and at least two shown words with letters start before it.
+    /// Whisper sometimes leaves out a sentence and goes on with the next: on continuous speech a decode at a file's
+    /// end wrote "In 1813." where the update before had shown "He had your … all year. In", and the flush lost the
+    /// sentence.
+    func skipsShownWords(_ decoded: [TimedWord], shown: [TimedWord]) -> Bool {
+        guard let firstDecoded = decoded.first, let firstShown = shown.first,
+              firstDecoded.start - firstShown.start > configuration.skippedSpeechSeconds else { return false }
+        let skipped = shown.prefix { $0.start < firstDecoded.start - configuration.skippedSpeechSeconds }
+        return skipped.filter { $0.text.contains(where: \.isLetter) }.count >= 2
+    }
+
+    /// What a flush commits when its decode skipped shown words (`skipsShownWords`): the shown words that start
+    /// before the decode's first word (by more than a word's onset, 0.1 s), then the decode's words.
+    static func mergingSkippedWords(_ decoded: [TimedWord], shown: [TimedWord]) -> [TimedWord] {
+        guard let firstDecoded = decoded.first else { return shown }
+        return shown.prefix { $0.start < firstDecoded.start - 0.1 } + decoded
+    }
+
     /// `words` but the unlikely run at their end (`isUnlikelyAtEnd`).
     func withoutUnlikelyEnd(_ words: [TimedWord]) -> [TimedWord] {
         Array(words.prefix(Self.countWithoutEnd(of: words, where: isUnlikelyAtEnd)))

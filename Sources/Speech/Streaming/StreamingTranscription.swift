@@ -14,7 +14,8 @@ import Foundation
 /// by the next update. A flush (`update(final: true)`) commits every word of one last decode, so audio
 /// received before a stop, a pause or the end of a file is never lost; only unlikely words at a decode's end
 /// (`Configuration.trailingWordMinimumConfidence`, `placelessWordSeconds`: Whisper's inventions on noise) never
-/// become final. A flush never takes back what the last update showed (`flushWords`).
+/// become final. A flush never takes back what the last update showed (`flushWords`), and a decode that jumps over
+/// words it showed is set aside (`Configuration.skippedSpeechSeconds`).
 ///
 /// Not thread-safe: one owner calls `append` and `update` (the session's inference thread, or a replay harness).
 final class StreamingTranscription {
@@ -88,6 +89,13 @@ final class StreamingTranscription {
         /// for the later spelling to become final with them (`LocalAgreement.substitutionContext`); nil waits for
         /// the two decodes to agree on every word.
         var substitutionContextWords: Int? = 3
+        /// A decode whose first new word starts this many seconds after the first word the last update showed,
+        /// past two or more of those words, skipped speech (`CommitPolicy.skipsShownWords`): an update sets it
+        /// aside and shows the last words again, at most `maximumSetAsideDecodes` times in a row, and a flush
+        /// keeps the skipped words.
+        var skippedSpeechSeconds = 1.0
+        /// See `skippedSpeechSeconds`.
+        var maximumSetAsideDecodes = 2
         /// When words become final.
         var policy: StreamingPolicy = .localAgreement
         /// How each decode encodes its audio (`LiveEncoder`).
@@ -145,6 +153,8 @@ final class StreamingTranscription {
     private var phraseOpen = false
     /// Whether the flush under way keeps the recent audio (`endSpeech()`).
     private var keepsContextAtFlush = false
+    /// Consecutive decodes set aside for skipping shown words (`Configuration.skippedSpeechSeconds`).
+    private var setAsideDecodes = 0
 
     init(decoder: WindowDecoder, language: String, configuration: Configuration) {
         liveDecoder = LiveDecoder(decoder: decoder, configuration: configuration, language: language)
@@ -227,10 +237,11 @@ final class StreamingTranscription {
         let hypothesis = try liveDecoder.decode(samples, of: buffer)
         var result: Update
         if final {
-            let decoded = policy.withoutUnlikelyEnd(hypothesis.words)
-            let words = Self.flushWords(decoded: decoded, shown: shownVolatile)
-            result = commitAll(words, audioTime: audioTime, started: started)
-            result.alternatives = words == decoded ? hypothesis.alternatives : []
+            result = flush(hypothesis, audioTime: audioTime, started: started)
+        } else if setsAside(hypothesis) {
+            result = Update(
+                committed: [], volatile: shownVolatile, audioTime: audioTime,
+                computeSeconds: Date().timeIntervalSince(started), isFinal: false, alternatives: [])
         } else {
             let decision = policy.decide(on: hypothesis.words, audioTime: audioTime)
             result = Update(
@@ -243,6 +254,32 @@ final class StreamingTranscription {
             result.volatile = []
         }
         return result
+    }
+
+    /// A flush's update: every word of its decode but an unlikely end (`flushWords`); when the decode skipped words
+    /// the last update showed, those words and then the decode's (`CommitPolicy.mergingSkippedWords`).
+    private func flush(_ hypothesis: LiveDecoder.Hypothesis, audioTime: Double, started: Date) -> Update {
+        setAsideDecodes = 0
+        let decoded = policy.withoutUnlikelyEnd(hypothesis.words)
+        let words = policy.skipsShownWords(decoded, shown: shownVolatile)
+            ? CommitPolicy.mergingSkippedWords(decoded, shown: shownVolatile)
+            : Self.flushWords(decoded: decoded, shown: shownVolatile)
+        var result = commitAll(words, audioTime: audioTime, started: started)
+        result.alternatives = words == decoded ? hypothesis.alternatives : []
+        return result
+    }
+
+    /// Whether an update sets its decode aside and shows the last volatile words again: the decode skipped words
+    /// they hold (`CommitPolicy.skipsShownWords`), and fewer than `maximumSetAsideDecodes` decodes before it were set
+    /// aside in a row.
+    private func setsAside(_ hypothesis: LiveDecoder.Hypothesis) -> Bool {
+        guard setAsideDecodes < configuration.maximumSetAsideDecodes,
+              policy.skipsShownWords(hypothesis.words, shown: shownVolatile) else {
+            setAsideDecodes = 0
+            return false
+        }
+        setAsideDecodes += 1
+        return true
     }
 
     /// The words a flush commits: those of its own decode (`decoded`, its unlikely end already left out), unless

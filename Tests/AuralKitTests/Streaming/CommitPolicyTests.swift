@@ -109,3 +109,35 @@ struct CommitPolicyTests {
         #expect(Self.texts(second.pending) == [" again"])
     }
 }
+
+extension CommitPolicyTests {
+    /// The update before a flush at the end of continuous speech (the eval clips joined, replayed at phase 0.375 s),
+    /// and the flush's decode, which went on at "In 1813." and left out the sentence before it.
+    static let shownBeforeSkip = [
+        word(" He", 24.44, 24.58), word(" had", 24.58, 24.76), word(" your", 24.76, 24.96), word(" duxu", 24.96, 25.44),
+        word(" and", 25.44, 25.60), word(" greasy", 25.60, 25.94), word(" wash", 25.94, 26.20), word(" for", 26.20, 26.44),
+        word(" all", 26.50, 26.70), word(" year.", 26.70, 26.82), word(" In", 26.98, 27.08),
+    ]
+    static let skippingDecode = [word(" In", 26.90, 26.90), word(" 1813.", 26.90, 27.96)]
+
+    @Test("a decode that starts over a second after the shown words, past two of them, skipped speech")
+    func skippedSpeech() {
+        #expect(policy.skipsShownWords(Self.skippingDecode, shown: Self.shownBeforeSkip))
+        // The same words found again, or spelled differently, are no skip.
+        #expect(!policy.skipsShownWords(Self.shownBeforeSkip, shown: Self.shownBeforeSkip))
+        #expect(!policy.skipsShownWords([Self.word(" She", 24.40, 24.58)], shown: Self.shownBeforeSkip))
+        // One shown word left behind (a word the next decode dropped), or nothing shown before, is no skip either.
+        let oneWord = [Self.word(" So,", 24.0, 24.3), Self.word(" In", 26.98, 27.08)]
+        #expect(!policy.skipsShownWords(Self.skippingDecode, shown: oneWord))
+        #expect(!policy.skipsShownWords(Self.skippingDecode, shown: []))
+        // Punctuation is no word that was skipped.
+        let punctuation = [Self.word(".", 24.0, 24.0), Self.word(",", 24.5, 24.5), Self.word(" In", 26.98, 27.08)]
+        #expect(!policy.skipsShownWords(Self.skippingDecode, shown: punctuation))
+    }
+
+    @Test("a flush whose decode skipped shown words keeps them, then the decode's words")
+    func skippedWordsMerged() {
+        let merged = CommitPolicy.mergingSkippedWords(Self.skippingDecode, shown: Self.shownBeforeSkip)
+        #expect(Self.texts(merged).joined() == " He had your duxu and greasy wash for all year. In 1813.")
+    }
+}
