@@ -8,7 +8,8 @@ import Foundation
 /// both decodes say alike (whatever their case and punctuation), is settled in favour of the surer spelling (the one
 /// whose least likely word is likelier; the later decode's, which heard more, when they tie): the words after it no
 /// longer wait for the spellings to settle, which on continuous speech they could fail to do for seconds, the
-/// volatile text flipping at every update.
+/// volatile text flipping at every update. One more such substitution may come among those words, after at least one
+/// of them: it is settled in turn.
 ///
 /// The policy sees only hypotheses, the words each decode found after the text already committed, so it is tested
 /// without a model. Words compare by their text with surrounding spaces removed; case and punctuation count, so
@@ -66,24 +67,48 @@ struct LocalAgreement: Sendable {
     }
 
     /// Where `hypothesis` from `h` and `previous` from `p` disagree: the shortest substitution of one or two words
-    /// by one or two, in the same place (starts and ends within `substitutionSlackSeconds`), followed by
-    /// `substitutionContext` words that agree, as (words of `hypothesis`, words of `previous`); nil when there is none.
+    /// by one or two in the same place (`samePlaceSubstitutions`) that `substitutionContext` agreeing words follow
+    /// (`agree`), as (words of `hypothesis`, words of `previous`); nil when there is none.
     private func substitution(in hypothesis: [TimedWord], at h: Int, previousAt p: Int) -> (Int, Int)? {
         guard let context = substitutionContext else { return nil }
+        return samePlaceSubstitutions(in: hypothesis, at: h, previousAt: p).first {
+            agree(hypothesis, from: h + $0.taken, previousFrom: p + $0.replaced, context: context, substitutionsLeft: 1)
+        }
+    }
+
+    /// The substitutions of one or two words of `hypothesis` from `h` by one or two of `previous` from `p` whose
+    /// starts and ends lie within `substitutionSlackSeconds`, shortest first.
+    private func samePlaceSubstitutions(in hypothesis: [TimedWord], at h: Int, previousAt p: Int) -> [(taken: Int, replaced: Int)] {
+        var found: [(taken: Int, replaced: Int)] = []
         for span in 2...4 {
             for taken in 1...2 {
                 let replaced = span - taken
-                guard (1...2).contains(replaced), h + taken + context <= hypothesis.count,
-                      p + replaced + context <= previous.count else { continue }
-                let samePlace = abs(hypothesis[h].start - previous[p].start) <= Self.substitutionSlackSeconds
+                guard (1...2).contains(replaced), h + taken <= hypothesis.count, p + replaced <= previous.count else { continue }
+                if abs(hypothesis[h].start - previous[p].start) <= Self.substitutionSlackSeconds
                     && abs(hypothesis[h + taken - 1].end - previous[p + replaced - 1].end) <= Self.substitutionSlackSeconds
-                let followed = (0..<context).allSatisfy {
-                    hypothesis[h + taken + $0].spoken == previous[p + replaced + $0].spoken
+                {
+                    found.append((taken, replaced))
                 }
-                if samePlace && followed { return (taken, replaced) }
             }
         }
-        return nil
+        return found
+    }
+
+    /// Whether `context` words that both decodes say alike follow, from `h` in `hypothesis` and `p` in `previous`.
+    /// Up to `substitutionsLeft` more same-place substitutions may break them after at least one agreeing word; the
+    /// count starts again after each. Two close substitutions ("You had your dog suit and greasy" / "He had your
+    /// duck suit and greasy wash") otherwise never settle: each has only two agreeing words before the next.
+    private func agree(_ hypothesis: [TimedWord], from h: Int, previousFrom p: Int, context: Int, substitutionsLeft: Int) -> Bool {
+        for run in 0..<context {
+            let (nextH, nextP) = (h + run, p + run)
+            if nextH < hypothesis.count, nextP < previous.count, hypothesis[nextH].spoken == previous[nextP].spoken { continue }
+            guard substitutionsLeft > 0, run >= 1 else { return false }
+            return samePlaceSubstitutions(in: hypothesis, at: nextH, previousAt: nextP).contains {
+                agree(hypothesis, from: nextH + $0.taken, previousFrom: nextP + $0.replaced, context: context,
+                      substitutionsLeft: substitutionsLeft - 1)
+            }
+        }
+        return true
     }
 
     /// Makes `words`, the end of the last hypothesis, the pending words again (agreed words the caller chose not to

@@ -60,6 +60,27 @@ struct LocalAgreementTests {
         #expect(second.committed.map(\.text) == [" epoch", " incredulity,", " it", " was", " the"])
     }
 
+    @Test("two substitutions a word or two apart settle together when three agreeing words follow the second")
+    func settlesCloseSubstitutions() {
+        // Two decodes of continuous speech (the eval clips joined) that flipped between these spellings for 2 s.
+        var policy = LocalAgreement(substitutionContext: 3)
+        _ = policy.agree(on: words("ten meters. You had your dog suit and greasy"))
+        let second = policy.agree(on: words("ten meters. He had your duck suit and greasy wash"))
+        #expect(second.committed.map(\.text).joined() == " ten meters. He had your duck suit and greasy")
+        #expect(second.pending.map(\.text) == [" wash"])
+        // With only two agreeing words after the second, or none between the two, nothing after them settles.
+        var short = LocalAgreement(substitutionContext: 3)
+        _ = short.agree(on: words("meters. You had your dog suit and"))
+        #expect(short.agree(on: words("meters. He had your duck suit and")).committed.map(\.text) == [" meters."])
+        var adjacent = LocalAgreement(substitutionContext: 3)
+        _ = adjacent.agree(on: words("meters. You had dog suit and greasy wash"))
+        #expect(adjacent.agree(on: words("meters. He has duck suit and greasy wash")).committed.map(\.text) == [" meters."])
+        // A third substitution among the words after the second is one too many.
+        var third = LocalAgreement(substitutionContext: 3)
+        _ = third.agree(on: words("meters. You had your dog suit in greasy wash water"))
+        #expect(third.agree(on: words("meters. He had your duck suit and greasy wash water")).committed.map(\.text) == [" meters."])
+    }
+
     @Test("a substitution waits as LocalAgreement does when fewer than three words follow it, when it is not in the same place, or with no substitution context")
     func unsettledSubstitutions() {
         var short = LocalAgreement(substitutionContext: 3)
