@@ -21,11 +21,11 @@ def prepare(which, fixtures, cache):
     os.makedirs(cache, exist_ok=True)
     audios = {}
     if which in ("short", "both"):
-        audios["short"] = _converted("two_cities", fixtures, cache)
+        audios["short"] = converted("two_cities", fixtures, cache)
     if which in ("long", "both"):
         path = os.path.join(cache, "ten-minutes.wav")
         if not os.path.exists(path):
-            parts = [_converted(name, fixtures, cache) for name in LONG_PARTS]
+            parts = [converted(name, fixtures, cache) for name in LONG_PARTS]
             repeats = int(LONG_SECONDS // sum(duration(p) for p in parts)) + 1
             _sox(*(parts * repeats), path, "trim", "0", str(LONG_SECONDS))
         audios["long"] = path
@@ -41,11 +41,12 @@ def clip(fixtures, cache):
     os.makedirs(cache, exist_ok=True)
     path = os.path.join(cache, f"beckett-{CLIP_SECONDS}s.wav")
     if not os.path.exists(path):
-        _sox(_converted("beckett", fixtures, cache), path, "trim", "0", str(CLIP_SECONDS))
+        _sox(converted("beckett", fixtures, cache), path, "trim", "0", str(CLIP_SECONDS))
     return path
 
 
-def _converted(name, fixtures, cache):
+def converted(name, fixtures, cache):
+    """fixtures/NAME.wav as 16 kHz mono 16-bit WAV in `cache` (NAME-16k.wav), converted once."""
     path = os.path.join(cache, name + "-16k.wav")
     if not os.path.exists(path):
         source = os.path.join(fixtures, name + ".wav")
