@@ -10,8 +10,8 @@ import Foundation
 /// - `isUnlikelyAtEnd`: unlikely words that end the decode (Whisper's inventions on a breath);
 /// - `needsThirdAgreement`: an unlikely word, or a less unlikely one the earlier decode barely heard;
 /// - `splitTrailingPunctuation`: punctuation that ends the decode stays volatile, its word commits;
-/// - `shownCount`: volatile words at the end below `volatileWordMinimumConfidence`, or cut by the audio's end, are not
-///   shown.
+/// - `shownCount`: volatile words from the first below `unsureWordMinimumConfidence` on, and those at the end below
+///   `volatileWordMinimumConfidence` or cut by the audio's end, are not shown.
 struct CommitPolicy: Sendable {
     /// The thresholds (`StreamingTranscription.Configuration`, one place for each setting).
     let configuration: StreamingTranscription.Configuration
@@ -99,10 +99,12 @@ struct CommitPolicy: Sendable {
         } ?? committed.count
     }
 
-    /// How many volatile words are shown: all but an end below `volatileWordMinimumConfidence`, or ending within
-    /// `cutWordSeconds` of the audio's end at `audioTime` (a word cut there).
+    /// How many volatile words are shown: those before the first word below `unsureWordMinimumConfidence`, but an end
+    /// below `volatileWordMinimumConfidence` or ending within `cutWordSeconds` of the audio's end at `audioTime` (a
+    /// word cut there).
     func shownCount(_ pending: [TimedWord], audioTime: Double) -> Int {
-        Self.countWithoutEnd(of: pending) { word in
+        let beforeUnsure = pending.prefix { Self.isPunctuation($0) || $0.confidence >= configuration.unsureWordMinimumConfidence }
+        return Self.countWithoutEnd(of: Array(beforeUnsure)) { word in
             word.confidence < configuration.volatileWordMinimumConfidence
                 || (!Self.isPunctuation(word) && word.end > audioTime - configuration.cutWordSeconds)
         }

@@ -67,6 +67,12 @@ final class StreamingTranscription {
         /// the next update most often spells differently or drops. On the bundled recordings (`scripts/live-bench`)
         /// 0.5 took flicker from 0.20 to 0.07 for 0.06 s more until a word's first appearance (docs/streaming.md).
         var volatileWordMinimumConfidence: Double = 0.5
+        /// Volatile words are shown only up to the first word with a lower probability: where tiny.en is unsure
+        /// (a synthesized passage read without pauses), such a word ("argue", p 0.06, for "gulls argued") changes
+        /// at the next update and takes every word after it off the screen. On the dense clips (`scripts/live-bench
+        /// --sweep 4`) it took flicker from 0.23 to 0.14 for 0.05 s more until a word's first appearance; the
+        /// bundled recordings did not change (docs/streaming.md).
+        var unsureWordMinimumConfidence: Double = 0.15
         /// Volatile words at the end of a decode that end less than this many seconds before its audio's end are not
         /// shown: they were cut by it, and the next update spells them out differently ("carrot." for "carrots",
         /// "flour" for "flower", "lamb" for "lamps" on continuous speech).

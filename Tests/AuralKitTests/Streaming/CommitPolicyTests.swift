@@ -71,6 +71,22 @@ struct CommitPolicyTests {
         #expect(third.decide(on: [Self.word(" dinner", 1.54, 1.70), Self.word(".", 2.0, 2.0)], audioTime: 2.0).shown == 2)
     }
 
+    @Test("volatile words from the first one under 0.15 on are not shown, wherever it stands")
+    mutating func unsureWordHidesTheRest() {
+        // The synthesized passage's "gulls argued over scraps", which flipped between two spellings at every update.
+        let decision = policy.decide(on: [
+            Self.word(" while", 5.22, 5.52, 0.55), Self.word(" dialed", 5.52, 5.96, 0.29), Self.word(" argue", 5.96, 6.06, 0.06),
+            Self.word(" Dover's", 6.06, 6.58, 0.38), Self.word(" crap", 6.58, 6.88, 0.71), Self.word(" near", 6.88, 7.14, 0.79),
+        ], audioTime: 8)
+        // "dialed" (p 0.29) then ends the shown words, and the rule for the end (under 0.5) hides it too.
+        #expect(Self.texts(Array(decision.pending[..<decision.shown])) == [" while"])
+        // Punctuation is never unsure, and with no unsure word every word is shown.
+        var other = CommitPolicy(configuration: .live(language: "en"))
+        let sure = other.decide(on: [Self.word(" near", 6.88, 7.14, 0.79), Self.word(",", 7.14, 7.14, 0.05), Self.word(" the", 7.14, 7.38, 0.98)],
+                                audioTime: 8)
+        #expect(sure.shown == 3)
+    }
+
     @Test("an unlikely word at the decode's end never commits, and a volatile one under 0.5 is not shown")
     mutating func unlikelyEnd() {
         let invented = Self.word(" You", 2, 2.2, 0.1)
