@@ -125,8 +125,7 @@ struct CommitPolicy: Sendable {
     /// end wrote "In 1813." where the update before had shown "He had your … all year. In", and the flush lost the
     /// sentence.
     func skipsShownWords(_ decoded: [TimedWord], shown: [TimedWord]) -> Bool {
-        guard let firstDecoded = decoded.first, let firstShown = shown.first,
-              firstDecoded.start - firstShown.start > configuration.skippedSpeechSeconds else { return false }
+        guard let firstDecoded = decoded.first else { return false }
         let skipped = shown.prefix { $0.start < firstDecoded.start - configuration.skippedSpeechSeconds }
         return skipped.filter { $0.text.contains(where: \.isLetter) }.count >= 2
     }
