@@ -334,6 +334,34 @@ struct KernelTests {
         }
     }
 
+    /// The top k of a row as log-softmax gives them. Which entries and in what order is exact (the largest logits,
+    /// the lower index first on a tie); each log probability may differ from the Double reference by what the
+    /// vector exponential adds to log-softmax's bound: its relative error (about 2e-7 a term) moves the log of
+    /// the sum by at most that, so 1e-6 on top of 2 ulps of the largest magnitude.
+    @Test("the top k log probabilities, with −∞ entries and ties", arguments: levels)
+    func logSoftmaxTop(level: CPUFeatures.Level) {
+        for (count, k) in [(1, 1), (11, 6), (51_865, 6), (51_865, 1)] {
+            var x = Self.random(count, seed: count + k, in: -10...10)
+            if count > 1 {
+                x[count / 2] = -.infinity
+                x[count - 1] = x.max()!  // a tie for the top: the lower index comes first
+            }
+            let top = Kernels.logSoftmaxTop(x, count: count, k: k, kernels: KernelSet(level: level))
+            let expectedOrder = x.indices.filter { x[$0] != -.infinity }
+                .sorted { x[$0] > x[$1] || (x[$0] == x[$1] && $0 < $1) }.prefix(k)
+            #expect(top.map(\.index) == Array(expectedOrder))
+            let finite = x.filter { $0 != -.infinity }.map(Double.init)
+            let largest = finite.max()!
+            let logSum = Foundation.log(finite.map { Foundation.exp($0 - largest) }.reduce(0, +)) + largest
+            for candidate in top {
+                let exact = Double(x[candidate.index]) - logSum
+                #expect(abs(Double(candidate.logprob) - exact) <= 2 * Double(Float(max(abs(exact), abs(logSum), 1)).ulp) + 1e-6)
+            }
+        }
+        let suppressed = [Float](repeating: -.infinity, count: 7)
+        #expect(Kernels.logSoftmaxTop(suppressed, count: 7, k: 3, kernels: KernelSet(level: level)).isEmpty)
+    }
+
     #if arch(x86_64)
         /// The AVX-512 build runs the same eight-lane arithmetic as the AVX2 build, so the engine's results do not
         /// depend on which of the two a machine has.

@@ -40,10 +40,10 @@ struct Search {
 
         state.reset()
         if prompt.count > 1 {
-            let hidden = state.forward([Array(prompt.dropLast())])
-            if sotIndex < prompt.count - 1 {
-                noSpeechProb = noSpeechProbability(state.logits(hidden, rows: [sotIndex]), row: 0)
-            }
+            // Only the start-of-transcript row's output is read (its no-speech probability).
+            let readsStart = sotIndex < prompt.count - 1
+            let hidden = state.forward([Array(prompt.dropLast())], outputRows: readsStart ? [sotIndex] : [])
+            if readsStart { noSpeechProb = noSpeechProbability(state.logits(hidden, rows: [0]), row: 0) }
         }
         let start = prompt[prompt.count - 1]
         let sotIsStart = sotIndex == prompt.count - 1
@@ -109,7 +109,6 @@ struct Search {
         var noSpeechProb = initialNoSpeech
         var beams: [(tokens: [Int], score: Double)] = [([], 0)]
         var finished: [(tokens: [Int], score: Double)] = []
-        var logprobs = [Float](repeating: 0, count: vocabulary * beamSize)
 
         for step in 0..<maxLength {
             if isCancelled() { break }
@@ -121,18 +120,14 @@ struct Search {
             // in beam order, which keeps ties in the order one pass over all beams would give them.
             var beamTops = [TopK](repeating: TopK(capacity: candidatesPerStep), count: beams.count)
             beamTops.withUnsafeMutableBufferPointer { tops in
-                logprobs.withUnsafeMutableBufferPointer { lp in
-                    WorkerPool.current.run(parts: beams.count) { b in
-                        let rowLogits = logits.pointer + b * vocabulary
-                        for filter in filters {
-                            filter.apply(rowLogits, vocabularySize: vocabulary, generated: beams[b].tokens, step: step)
-                        }
-                        let row = lp.baseAddress! + b * vocabulary
-                        Kernels.logSoftmax(rowLogits, count: vocabulary, into: row)
-                        let base = Float(beams[b].score)
-                        for v in 0..<vocabulary where row[v] > -.infinity {
-                            tops[b].insert(score: base + row[v], beam: b, token: v)
-                        }
+                WorkerPool.current.run(parts: beams.count) { b in
+                    let rowLogits = logits.pointer + b * vocabulary
+                    for filter in filters {
+                        filter.apply(rowLogits, vocabularySize: vocabulary, generated: beams[b].tokens, step: step)
+                    }
+                    let base = Float(beams[b].score)
+                    for candidate in Kernels.logSoftmaxTop(rowLogits, count: vocabulary, k: candidatesPerStep) {
+                        tops[b].insert(score: base + candidate.logprob, beam: b, token: candidate.index)
                     }
                 }
             }

@@ -50,6 +50,10 @@ typedef struct ck_kernels {
     void (*softmax_rows)(float *x, ptrdiff_t rows, ptrdiff_t cols, ptrdiff_t stride, float scale);
     /// out[i] = log_softmax(x)[i] for i < count, the sum of exponentials taken in double.
     void (*log_softmax)(const float *x, ptrdiff_t count, float *out);
+    /// The k (≥ 1) largest of x[0..<count] above −∞ as log probabilities (x[i] − log Σ exp x), largest first, the
+    /// lower index first among equal values, with their indices; returns how many there are (at most k). The sum of
+    /// exponentials is taken eight lanes at a time (relative error about 2e-7 a term against log_softmax's expf).
+    int (*log_softmax_top)(const float *x, ptrdiff_t count, int k, float *top_logprobs, int32_t *top_indices);
 
     /// out[r, j] = Σ_c query[r, c] · keys[c, j] for r < rows (1…5), j < length (keys [width × length], transposed
     /// per head; query rows `query_stride` apart, output rows `out_stride` apart). Each key is read once for all the
