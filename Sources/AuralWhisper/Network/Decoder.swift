@@ -137,17 +137,20 @@ final class DecoderState {
 
     /// Feeds `tokens[b]` (the same count for every beam) at the next positions and returns the final-norm hidden
     /// states [beamCount·n × d]. `captureCrossAttention` receives (layer, head, weights [beamCount·n × audioLength]).
+    ///
+    /// With `outputRows` (one beam, no capture), only those rows' hidden states are returned, in that order: the last
+    /// layer computes its keys and values for every row, as the cache needs, and the rest of it for those rows alone.
     func forward(
-        _ tokens: [[Int]],
+        _ tokens: [[Int]], outputRows: [Int]? = nil,
         captureCrossAttention: ((_ layer: Int, _ head: Int, _ weights: UnsafePointer<Float>) -> Void)? = nil
     ) -> Tensor {
         precondition(tokens.count == beamCount, "one token list per beam")
+        precondition(outputRows == nil || (beamCount == 1 && captureCrossAttention == nil), "output rows of one beam, uncaptured")
         let n = tokens[0].count
         let rows = beamCount * n
         let d = weights.width
-        let stride = cache.beamStride
         precondition(length + n <= weights.textContext, "the decoder holds at most \(weights.textContext) tokens")
-        let x = Tensor(count: rows * d)
+        var x = Tensor(count: rows * d)
         for (b, beamTokens) in tokens.enumerated() {
             for (i, token) in beamTokens.enumerated() {
                 let row = x.pointer + (b * n + i) * d
@@ -158,48 +161,97 @@ final class DecoderState {
         }
         let normed = Tensor(count: rows * d)
         let qkv = Tensor(count: rows * 3 * d)
-        let attention = Tensor(count: rows * d)
-        let ffnWidth = weights.layers[0].ffnIn.outFeatures
-        let ffn = Tensor(count: rows * ffnWidth)
+        var attention = Tensor(count: rows * d)
+        let ffn = Tensor(count: rows * weights.layers[0].ffnIn.outFeatures)
         // Decoder steps run the attention heads in parallel, each with its own scores.
         let parallelHeads = rows <= SkinnyGEMM.maxRows
         let scores = Tensor(count: max((parallelHeads ? weights.heads : 1) * n * (length + n), crossAttention[0].scratchCount(rows: rows)))
-        let headWidth = d / weights.heads
+        var outRows = rows
         for (l, layer) in weights.layers.enumerated() {
             layer.selfNorm.apply(x.pointer, rows: rows, into: normed.pointer)
             layer.selfQKV.apply(normed.pointer, rows: rows, into: qkv.pointer)
-            for b in 0..<beamCount {
-                for i in 0..<n {
-                    let source = qkv.pointer + (b * n + i) * 3 * d
-                    let target = b * stride + (length + i) * d
-                    (cache.keys[l] + target).update(from: source + d, count: d)
-                    (cache.values[l] + target).update(from: source + 2 * d, count: d)
+            storeKeysAndValues(qkv, layer: l, tokens: n)
+            if let outputRows, l == weights.layers.count - 1 {
+                // Gather the rows kept, each attending over the cache up to its own position.
+                let kept = Tensor(count: outputRows.count * d)
+                attention = Tensor(count: outputRows.count * d)
+                for (k, i) in outputRows.enumerated() {
+                    (kept.pointer + k * d).update(from: x.pointer + i * d, count: d)
+                    selfAttend(
+                        qkv, layer: l, beam: 0, tokens: n, queries: i..<(i + 1), scores: scores, parallelHeads: true,
+                        output: attention.pointer + k * d)
                 }
-                Attention.multiHead(
-                    queries: qkv.pointer + b * n * 3 * d, queryStride: 3 * d,
-                    keys: cache.keys[l] + b * stride, values: cache.values[l] + b * stride, keyStride: d,
-                    queryCount: n, keyCount: length + n, heads: weights.heads, headWidth: headWidth,
-                    causalOffset: length, scores: scores.pointer, scoresHoldEveryHead: parallelHeads,
-                    output: attention.pointer + b * n * d, outputStride: d)
+                x = kept
+                outRows = outputRows.count
+            } else {
+                for b in 0..<beamCount {
+                    selfAttend(
+                        qkv, layer: l, beam: b, tokens: n, queries: 0..<n, scores: scores, parallelHeads: parallelHeads,
+                        output: attention.pointer + b * n * d)
+                }
             }
-            layer.selfOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
-
-            layer.crossNorm.apply(x.pointer, rows: rows, into: normed.pointer)
-            layer.crossQuery.apply(normed.pointer, rows: rows, into: qkv.pointer)
-            crossAttention[l].attend(
-                queries: qkv.pointer, queryStride: d, rows: rows, scratch: scores.pointer, output: attention.pointer,
-                outputStride: d, capture: captureCrossAttention.map { capture in { head, w in capture(l, head, w) } })
-            layer.crossOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
-
-            layer.ffnNorm.apply(x.pointer, rows: rows, into: normed.pointer)
-            layer.ffnIn.apply(normed.pointer, rows: rows, into: ffn.pointer)
-            Kernels.gelu(ffn.pointer, count: rows * ffnWidth)
-            layer.ffnOut.apply(ffn.pointer, rows: rows, into: x.pointer, accumulate: true)
+            if outRows > 0 {
+                finishLayer(
+                    l, x: x, rows: outRows, attention: attention, normed: normed, queries: qkv, ffn: ffn,
+                    scores: scores, capture: captureCrossAttention)
+            }
         }
         length += n
-        let out = Tensor(count: rows * d)
-        weights.finalNorm.apply(x.pointer, rows: rows, into: out.pointer)
+        let out = Tensor(count: outRows * d)
+        weights.finalNorm.apply(x.pointer, rows: outRows, into: out.pointer)
         return out
+    }
+
+    /// Writes the keys and values of `tokens` new positions of every beam (in `qkv`, [beams·tokens × 3d]) to layer
+    /// `l`'s cache.
+    private func storeKeysAndValues(_ qkv: Tensor, layer l: Int, tokens n: Int) {
+        let d = weights.width
+        for b in 0..<beamCount {
+            for i in 0..<n {
+                let source = qkv.pointer + (b * n + i) * 3 * d
+                let target = b * cache.beamStride + (length + i) * d
+                (cache.keys[l] + target).update(from: source + d, count: d)
+                (cache.values[l] + target).update(from: source + 2 * d, count: d)
+            }
+        }
+    }
+
+    /// Self-attention of beam `b`'s new positions `queries` (of the `n` tokens per beam this forward feeds, whose
+    /// queries are in `qkv`) over the cache up to each one's own position.
+    private func selfAttend(
+        _ qkv: Tensor, layer l: Int, beam b: Int, tokens n: Int, queries: Range<Int>, scores: Tensor,
+        parallelHeads: Bool, output: UnsafeMutablePointer<Float>
+    ) {
+        let d = weights.width
+        Attention.multiHead(
+            queries: qkv.pointer + (b * n + queries.lowerBound) * 3 * d, queryStride: 3 * d,
+            keys: cache.keys[l] + b * cache.beamStride, values: cache.values[l] + b * cache.beamStride, keyStride: d,
+            queryCount: queries.count, keyCount: length + queries.upperBound, heads: weights.heads,
+            headWidth: d / weights.heads, causalOffset: length + queries.lowerBound, scores: scores.pointer,
+            scoresHoldEveryHead: parallelHeads, output: output, outputStride: d)
+    }
+
+    /// The rest of layer `l` for `rows` rows after their self-attention: its output projection, the cross-attention
+    /// over the audio and the feed-forward block, each added to `x`. `normed`, `queries` and `ffn` are scratch.
+    private func finishLayer(
+        _ l: Int, x: Tensor, rows: Int, attention: Tensor, normed: Tensor, queries: Tensor, ffn: Tensor, scores: Tensor,
+        capture: ((_ layer: Int, _ head: Int, _ weights: UnsafePointer<Float>) -> Void)?
+    ) {
+        let layer = weights.layers[l]
+        let d = weights.width
+        layer.selfOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
+
+        layer.crossNorm.apply(x.pointer, rows: rows, into: normed.pointer)
+        layer.crossQuery.apply(normed.pointer, rows: rows, into: queries.pointer)
+        crossAttention[l].attend(
+            queries: queries.pointer, queryStride: d, rows: rows, scratch: scores.pointer, output: attention.pointer,
+            outputStride: d, capture: capture.map { capture in { head, w in capture(l, head, w) } })
+        layer.crossOut.apply(attention.pointer, rows: rows, into: x.pointer, accumulate: true)
+
+        layer.ffnNorm.apply(x.pointer, rows: rows, into: normed.pointer)
+        layer.ffnIn.apply(normed.pointer, rows: rows, into: ffn.pointer)
+        Kernels.gelu(ffn.pointer, count: rows * layer.ffnIn.outFeatures)
+        layer.ffnOut.apply(ffn.pointer, rows: rows, into: x.pointer, accumulate: true)
     }
 
     /// Logits [rows.count × vocabulary] of the given rows of `hidden` (hidden · Eᵀ).
