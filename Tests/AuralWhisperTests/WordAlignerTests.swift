@@ -286,8 +286,12 @@ struct WordAlignerGoldenTests {
         }
     }
 
-    @Test("beckett.wav, tiny.en: each token's probability has the bits of the softmax with a running maximum")
-    func probabilitiesExact() throws {
+    // The kernel sums its exponentials in eight lanes where this reference keeps one running float sum, whose own error
+    // over 50,256 terms of at most 1 is bounded by 50,255 · 2⁻²⁴ ≈ 3e-3 of the sum (Higham); the two probabilities
+    // must agree within that (here they differ by up to 4e-4). The live rules read probabilities against 0.15, 0.5
+    // and 0.6, where 3e-3 of the value moves a word only at the threshold itself.
+    @Test("beckett.wav, tiny.en: each token's probability is the softmax with a running maximum and sum, within the running sum's error")
+    func probabilitiesMatchTheSoftmax() throws {
         let window = try BeckettWindow.load()
         let (model, golden, state) = (window.model, window.golden, window.state)
         let tokenizer = model.tokenizer
@@ -301,7 +305,8 @@ struct WordAlignerGoldenTests {
             var sum: Float = 0
             for i in 0..<tokenizer.eot { sum += expf(row[i] - maxValue) }
             let plain = Double(expf(row[token] - maxValue) * (1 / sum))
-            #expect(WordAligner.textProbability(row, textVocabulary: tokenizer.eot, token: token) == plain, "token \(t)")
+            let probability = WordAligner.textProbability(row, textVocabulary: tokenizer.eot, token: token)
+            #expect(abs(probability - plain) <= 3e-3 * plain, "token \(t)")
         }
     }
 
