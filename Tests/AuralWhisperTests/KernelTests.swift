@@ -334,6 +334,30 @@ struct KernelTests {
         }
     }
 
+    /// Layer norm against a Double reference. The mean and the variance are float sums of `cols` terms, each within
+    /// cols·2⁻²⁴ of their terms' magnitude (Higham; 2.3e-5 for 384), so an output is within a few times that of the
+    /// normalised value: 1e-4 · (1 + |exact|) holds with room and fails on a wrong lane or row.
+    @Test("layer norm of rows of odd and model widths", arguments: levels)
+    func layerNorm(level: CPUFeatures.Level) {
+        for cols in [1, 13, 384, 1_536] {
+            let rows = cols == 384 ? 300 : 5  // 300 rows are split across the pool
+            let x = Self.random(rows * cols, seed: cols, in: -4...6)
+            let gamma = Self.random(cols, seed: cols + 1, in: 0.5...1.5)
+            let beta = Self.random(cols, seed: cols + 2)
+            var y = [Float](repeating: .nan, count: rows * cols)
+            Kernels.layerNorm(x, rows: rows, cols: cols, gamma: gamma, beta: beta, into: &y, kernels: KernelSet(level: level))
+            for r in 0..<rows {
+                let row = x[(r * cols)..<((r + 1) * cols)].map(Double.init)
+                let mean = row.reduce(0, +) / Double(cols)
+                let variance = row.map { ($0 - mean) * ($0 - mean) }.reduce(0, +) / Double(cols)
+                for i in 0..<cols {
+                    let exact = (row[i] - mean) / (variance + 1e-5).squareRoot() * Double(gamma[i]) + Double(beta[i])
+                    #expect(abs(Double(y[r * cols + i]) - exact) <= 1e-4 * (1 + abs(exact)), "cols \(cols) row \(r) column \(i)")
+                }
+            }
+        }
+    }
+
     /// The top k of a row as log-softmax gives them. Which entries and in what order is exact (the largest logits,
     /// the lower index first on a tie); each log probability may differ from the Double reference by what the
     /// vector exponential adds to log-softmax's bound: its relative error (about 2e-7 a term) moves the log of

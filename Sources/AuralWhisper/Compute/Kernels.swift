@@ -1,24 +1,16 @@
 /// Element-wise and row-wise kernels of the transformer: layer norm, GELU, softmax, bias.
 /// All work on raw row-major Float buffers; the callers own the memory.
 enum Kernels {
-    /// y[r] = (x[r] - mean) / sqrt(var + 1e-5) · gamma + beta for each row of `cols` values (biased variance).
+    /// y[r] = (x[r] - mean) / sqrt(var + 1e-5) · gamma + beta for each row of `cols` values (biased variance), the
+    /// sums in eight lanes (`ck_layer_norm`); many rows are split across the pool (each row alone, so the same bits).
     static func layerNorm(
         _ x: UnsafePointer<Float>, rows: Int, cols: Int, gamma g: UnsafePointer<Float>, beta b: UnsafePointer<Float>,
-        into y: UnsafeMutablePointer<Float>
+        into y: UnsafeMutablePointer<Float>, kernels: KernelSet = .active
     ) {
-        for r in 0..<rows {
-            let xr = x + r * cols
-            let yr = y + r * cols
-            var sum: Float = 0
-            for i in 0..<cols { sum += xr[i] }
-            let mean = sum / Float(cols)
-            var sq: Float = 0
-            for i in 0..<cols {
-                let d = xr[i] - mean
-                sq += d * d
-            }
-            let inv = 1 / (sq / Float(cols) + 1e-5).squareRoot()
-            for i in 0..<cols { yr[i] = (xr[i] - mean) * inv * g[i] + b[i] }
+        precondition(rows >= 0 && cols > 0)
+        let table = kernels.table
+        Parallel.forEachRange(rows, minimum: 256) { range in
+            table.pointee.layer_norm(x + range.lowerBound * cols, range.count, cols, g, b, y + range.lowerBound * cols)
         }
     }
 
