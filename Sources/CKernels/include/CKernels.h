@@ -43,8 +43,8 @@ typedef struct ck_kernels {
     /// GELU (erf form) of x[0..<count] in place.
     void (*gelu)(float *x, ptrdiff_t count);
     /// y[r] = (x[r] − mean) / √(variance + 1e-5) · gamma + beta for each of `rows` rows of `cols` values (biased
-    /// variance; x and y rows `cols` apart, y may be x). The sums run in eight lanes, so every build with FMA gives
-    /// the same bits.
+    /// variance; x and y rows `cols` apart, y may be x). The sums run in eight lanes, the same arithmetic in the AVX2
+    /// and AVX-512 builds.
     void (*layer_norm)(const float *x, ptrdiff_t rows, ptrdiff_t cols, const float *gamma, const float *beta, float *y);
     /// The largest of x[0..<count]; −∞ when count is 0.
     float (*maximum)(const float *x, ptrdiff_t count);
