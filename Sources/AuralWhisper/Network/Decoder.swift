@@ -161,7 +161,7 @@ final class DecoderState {
         }
         let normed = Tensor(count: rows * d)
         let qkv = Tensor(count: rows * 3 * d)
-        var attention = Tensor(count: rows * d)
+        let attention = Tensor(count: rows * d)
         let ffn = Tensor(count: rows * weights.layers[0].ffnIn.outFeatures)
         // Decoder steps run the attention heads in parallel, each with its own scores.
         let parallelHeads = rows <= SkinnyGEMM.maxRows
@@ -172,9 +172,9 @@ final class DecoderState {
             layer.selfQKV.apply(normed.pointer, rows: rows, into: qkv.pointer)
             storeKeysAndValues(qkv, layer: l, tokens: n)
             if let outputRows, l == weights.layers.count - 1 {
-                // Gather the rows kept, each attending over the cache up to its own position.
+                // Gather the rows kept, each attending over the cache up to its own position (into the first rows of
+                // `attention`, which holds every row).
                 let kept = Tensor(count: outputRows.count * d)
-                attention = Tensor(count: outputRows.count * d)
                 for (k, i) in outputRows.enumerated() {
                     (kept.pointer + k * d).update(from: x.pointer + i * d, count: d)
                     selfAttend(
