@@ -163,3 +163,54 @@ struct WindowDecoderCancellationTests {
         #expect(stopped.segments.isEmpty)
     }
 }
+
+@Suite("WindowDecoder draft", .heavyWork)
+struct WindowDecoderDraftTests {
+    /// A live decode's request and options: beam 3, no timestamps, the committed words forced.
+    static func liveDecode(
+        _ decoder: WindowDecoder, _ window: EncodedWindow, draft: [Int]
+    ) -> (result: WindowResult, steps: Int) {
+        let options = DecodingOptions(language: "en", temperatures: [0], beamSize: 3, withoutTimestamps: true)
+        var request = WindowDecoderTests.request()
+        request.prefixTokens = decoder.tokens(of: " Ever tried.")
+        request.draftTokens = draft
+        let filters = LogitFilterSet.make(options: options, model: decoder.model)
+        var generator = SplitMix64(seed: options.seed)
+        var steps = 0
+        let result = decoder.compute.run {
+            decoder.decode(window, request: request, options: options, filters: filters, generator: &generator, isCancelled: {
+                steps += 1
+                return false
+            })
+        }
+        return (result, steps)
+    }
+
+    @Test("a draft of what the audio says gives the same text and score in fewer steps")
+    func draftOfTheSameWords() throws {
+        let decoder = WindowDecoder(model: try Fixtures.model("tiny.en"))
+        let window = try decoder.encode(try Fixtures.samples("beckett.wav"))
+        let plain = Self.liveDecode(decoder, window, draft: [])
+        try #require(plain.result.tokens.count > 10, "\(decoder.text(of: plain.result.tokens))")
+        let drafted = Self.liveDecode(decoder, window, draft: plain.result.tokens)
+        #expect(drafted.result.tokens == plain.result.tokens, "\(decoder.text(of: drafted.result.tokens))")
+        // The draft's log probabilities come from rows of one many-row pass instead of one-row steps: the same
+        // products, blocked differently, so a sum of about 20 log probabilities may differ in its last bits.
+        #expect(abs(drafted.result.avgLogprob - plain.result.avgLogprob) < 1e-3)
+        // beckett.wav is clearly spoken: most of its tokens are likely enough to be taken without a step.
+        #expect(drafted.steps < plain.steps - plain.result.tokens.count / 2, "\(drafted.steps) steps against \(plain.steps)")
+    }
+
+    @Test("a draft of words the audio does not say is dropped: the same text and steps as without one")
+    func draftOfOtherWords() throws {
+        let decoder = WindowDecoder(model: try Fixtures.model("tiny.en"))
+        let window = try decoder.encode(try Fixtures.samples("beckett.wav"))
+        let plain = Self.liveDecode(decoder, window, draft: [])
+        let drafted = Self.liveDecode(decoder, window, draft: decoder.tokens(of: " Bananas grow on the moon."))
+        #expect(drafted.result.tokens == plain.result.tokens, "\(decoder.text(of: drafted.result.tokens))")
+        // The prompt's rows went through a pass with the draft's rows too, whose products BLAS may block
+        // differently: the last bits of a few sums.
+        #expect(abs(drafted.result.avgLogprob - plain.result.avgLogprob) < 1e-3)
+        #expect(drafted.steps == plain.steps)
+    }
+}

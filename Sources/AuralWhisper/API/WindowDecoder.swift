@@ -194,7 +194,8 @@ public struct WindowDecoder: Sendable {
             beamCapacity: max(options.beamSize, options.bestOf), reuse: window.crossAttentionReuse)
         let search = Search(model: model, state: state, filters: filters)
         let decoded = Fallback.decode(
-            search: search, prompt: prompt, options: options, generator: &generator, isCancelled: isCancelled)
+            search: search, prompt: prompt, options: options, draft: request.draftTokens, generator: &generator,
+            isCancelled: isCancelled)
         let segmentSize = window.contentFrames
         var result = WindowResult(
             tokens: decoded.result.tokens, segments: [], avgLogprob: decoded.avgLogprob,
@@ -288,6 +289,11 @@ public struct WindowRequest: Sendable, Hashable {
     /// the whole vocabulary; with false the prefix's tokens count as probability 1 (a decoder that already judged
     /// those words, as live transcription's committed ones, skips that cost).
     public var scoresPrefix: Bool = true
+    /// Tokens a decode of less of this audio found after the prefix. Beam search at temperature 0 checks them in its
+    /// first pass and starts after the longest run of them that the decoder finds most likely, each with a
+    /// probability of at least one half, instead of generating them one step at a time. Ignored at other
+    /// temperatures, with greedy decoding and without a start-of-transcript sequence before them.
+    public var draftTokens: [Int] = []
     /// Seconds added to every time in the result: where the window starts in the audio.
     public var timeOffset: Double
     /// Where speech ended before this window, in seconds (a word-timing rule reads it).

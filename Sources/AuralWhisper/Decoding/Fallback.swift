@@ -15,7 +15,7 @@ enum Fallback {
     /// Once `isCancelled` answers true, the decode under way stops at its next step and its incomplete outcome is
     /// returned without trying other temperatures.
     static func decode(
-        search: Search, prompt: [Int], options: DecodingOptions, generator: inout SplitMix64,
+        search: Search, prompt: [Int], options: DecodingOptions, draft: [Int] = [], generator: inout SplitMix64,
         isCancelled: () -> Bool = { false }
     ) -> Outcome {
         var all: [Outcome] = []
@@ -24,7 +24,7 @@ enum Fallback {
             let result = search.decode(
                 prompt: prompt, temperature: temperature, beamSize: options.beamSize, bestOf: options.bestOf,
                 patience: options.patience, lengthPenalty: options.lengthPenalty, maxNewTokens: options.maxNewTokens,
-                generator: &generator, isCancelled: isCancelled)
+                draft: draft, generator: &generator, isCancelled: isCancelled)
             let text = search.model.tokenizer.decode(result.tokens).trimmingCharacters(in: .whitespacesAndNewlines)
             let candidate = Outcome(
                 result: result, avgLogprob: result.avgLogprob, temperature: temperature,

@@ -103,6 +103,12 @@ final class DecoderState {
         beamCount = 1
     }
 
+    /// Forgets every token after the first `tokens` of the one beam, which the next `forward` continues from.
+    func truncate(to tokens: Int) {
+        precondition(beamCount == 1 && tokens >= 0 && tokens <= length, "truncating one beam to tokens it holds")
+        length = tokens
+    }
+
     /// Makes beam i a copy of beam `sources[i]`; the beam count becomes `sources.count`.
     func reorder(_ sources: [Int]) {
         let d = weights.width

@@ -13,6 +13,8 @@ struct LiveDecoder {
     let language: String
     /// Encodes each decode's audio.
     private let encoder: LiveEncoder
+    /// The tokens of the last decode, whose new ones the next decode checks before it searches on.
+    private let lastDecode = LastDecode()
 
     init(decoder: WindowDecoder, configuration: StreamingTranscription.Configuration, language: String) {
         self.decoder = decoder
@@ -41,13 +43,15 @@ struct LiveDecoder {
         options.language = language
         let promptText = buffer.promptText
         let previousTokens = promptText.isEmpty ? [] : decoder.tokens(of: " " + promptText.trimmingCharacters(in: .whitespaces))
+        let prefixTokens = committedText.isEmpty ? [] : decoder.tokens(of: committedText)
         var request = WindowRequest(
-            language: language, previousTokens: previousTokens,
-            prefixTokens: committedText.isEmpty ? [] : decoder.tokens(of: committedText), alignsPrefix: true,
+            language: language, previousTokens: previousTokens, prefixTokens: prefixTokens, alignsPrefix: true,
             timeOffset: buffer.startSeconds, lastSpeechTime: buffer.newAudioStart)
+        request.draftTokens = lastDecode.draft(after: prefixTokens)
         // The committed words' probabilities are not read: only the new words' are.
         request.scoresPrefix = false
         let result = try decoder.decode(window, request: request, options: options)
+        lastDecode.tokens = []
         // A silent window, or a looping one (Whisper's hallucinations), says nothing new.
         if result.isNoSpeech { return Hypothesis() }
         if let threshold = options.compressionRatioThreshold, result.compressionRatio > threshold { return Hypothesis() }
@@ -63,7 +67,23 @@ struct LiveDecoder {
                 && (!word.text.contains(" ") || word.text.unicodeScalars.contains { CharacterSet.alphanumerics.contains($0) })
         }
         guard Self.fitsTheAudio(wordCount: heard.count, from: buffer.newAudioStart, to: soundEnd) else { return Hypothesis() }
+        lastDecode.tokens = prefixTokens + result.tokens
         return Hypothesis(words: Self.withoutStackedEnd(heard), alternatives: result.alternatives.map { decoder.text(of: $0) })
+    }
+
+    /// The tokens of a session's last decode that said something (the forced prefix and the tokens after it).
+    final class LastDecode {
+        var tokens: [Int] = []
+
+        /// The tokens after `prefix` where the last decode's tokens hold it (from their start, or further on after a
+        /// trim moved committed words out of the prefix); none when they do not.
+        func draft(after prefix: [Int]) -> [Int] {
+            guard tokens.count > prefix.count else { return [] }
+            for start in 0...(tokens.count - prefix.count) where tokens[start..<(start + prefix.count)].elementsEqual(prefix) {
+                return Array(tokens[(start + prefix.count)...])
+            }
+            return []
+        }
     }
 
     /// `words` without a stacked end: two or more words at its end that the alignment puts at one instant, with no

@@ -96,3 +96,18 @@ extension StreamingTranscriptionTests {
         #expect(StreamingTranscription.flushWords(decoded: [], shown: []).isEmpty)
     }
 }
+
+extension StreamingTranscriptionTests {
+    @Test("the last decode's words after the committed ones are the next decode's draft, also after a trim")
+    func draftAfterTheCommittedWords() {
+        let last = LiveDecoder.LastDecode()
+        #expect(last.draft(after: [1, 2]).isEmpty, "no decode yet")
+        last.tokens = [1, 2, 3, 4, 5]
+        #expect(last.draft(after: [1, 2]) == [3, 4, 5])
+        #expect(last.draft(after: [1, 2, 3, 4]) == [5], "more words committed")
+        #expect(last.draft(after: [2, 3]) == [4, 5], "a trim moved the first committed word out of the buffer")
+        #expect(last.draft(after: []) == [1, 2, 3, 4, 5], "nothing committed")
+        #expect(last.draft(after: [1, 2, 3, 4, 5]).isEmpty, "every word committed")
+        #expect(last.draft(after: [1, 9]).isEmpty, "a prefix the last decode did not hold")
+    }
+}
