@@ -13,6 +13,8 @@ struct LiveDecoder {
     let language: String
     /// Encodes each decode's audio.
     private let encoder: LiveEncoder
+    /// `decoder` on at most `Configuration.decodeThreads` threads: what decodes each encoded window.
+    private let windowDecoder: WindowDecoder
     /// The tokens of the last decode, whose new ones the next decode checks before it searches on.
     private let lastDecode = LastDecode()
 
@@ -21,6 +23,8 @@ struct LiveDecoder {
         self.configuration = configuration
         self.language = language
         encoder = LiveEncoder(decoder: decoder, window: configuration.encoderWindow)
+        let threads = min(configuration.decodeThreads, decoder.compute.effectiveThreads)
+        windowDecoder = WindowDecoder(model: decoder.model, compute: ComputeContext(threads: threads))
     }
 
     /// What a decode found: the new words, and the text alternatives of beam search for them.
@@ -50,7 +54,7 @@ struct LiveDecoder {
         request.draftTokens = lastDecode.draft(after: prefixTokens)
         // The committed words' probabilities are not read: only the new words' are.
         request.scoresPrefix = false
-        let result = try decoder.decode(window, request: request, options: options)
+        let result = try windowDecoder.decode(window, request: request, options: options)
         lastDecode.tokens = []
         // A silent window, or a looping one (Whisper's hallucinations), says nothing new.
         if result.isNoSpeech { return Hypothesis() }

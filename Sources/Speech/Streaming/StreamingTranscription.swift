@@ -106,6 +106,10 @@ final class StreamingTranscription {
         var policy: StreamingPolicy = .localAgreement
         /// How each decode encodes its audio (`LiveEncoder`).
         var encoderWindow: LiveEncoderWindow = .live
+        /// Threads of a decode; the encoder takes the session's. A decode's products are small: handing half of each
+        /// to a second thread cost more CPU than it saved time (a tenth of a live session's CPU on continuous speech,
+        /// docs/streaming.md).
+        var decodeThreads = 1
         /// Seconds of new audio that start an update (`scripts/live-bench` chose it: see docs/streaming.md).
         static let cadenceSeconds = 0.5
         /// Beam width of live decodes: on the bundled recordings, beam 3 brought the final text within 0.9 WER points
