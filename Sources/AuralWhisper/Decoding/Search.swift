@@ -37,27 +37,11 @@ struct Search {
         let sotIndex = prompt.lastIndex(of: model.tokenizer.sot) ?? 0
         let total = maxNewTokens.map { prompt.count + $0 } ?? model.textContext
         let maxLength = max(1, min(total / 2, total - (prompt.count - 1)))
-        var noSpeechProb = 0.0
-
-        state.reset()
         let start = prompt[prompt.count - 1]
         let sotIsStart = sotIndex == prompt.count - 1
         let checked = temperature == 0 && beamSize > 1 && !sotIsStart ? Array(draft.prefix(maxLength - 1)) : []
-        var accepted: (tokens: [Int], score: Double) = ([], 0)
-        if prompt.count > 1 {
-            // Only the start-of-transcript row's output is read (its no-speech probability), and the rows that
-            // predict the draft's tokens.
-            let readsStart = sotIndex < prompt.count - 1
-            let draftRows = checked.indices.map { prompt.count - 1 + $0 }
-            let fed = Array(prompt.dropLast()) + (checked.isEmpty ? [] : [start] + checked.dropLast())
-            let hidden = state.forward([fed], outputRows: (readsStart ? [sotIndex] : []) + draftRows)
-            if readsStart { noSpeechProb = noSpeechProbability(state.logits(hidden, rows: [0]), row: 0) }
-            if !checked.isEmpty {
-                let first = readsStart ? 1 : 0
-                accepted = acceptedDraft(checked, logits: state.logits(hidden, rows: Array(first..<(first + checked.count))))
-                state.truncate(to: prompt.count - 1 + accepted.tokens.count)
-            }
-        }
+        let (promptNoSpeech, accepted) = promptPass(prompt, sotIndex: sotIndex, draft: checked)
+        var noSpeechProb = promptNoSpeech
 
         if temperature == 0 && beamSize > 1 {
             return beamSearch(
@@ -107,6 +91,29 @@ struct Search {
         return DecodeResult(
             tokens: tokens[best], sumLogprob: sums[best], noSpeechProb: noSpeechProb, temperature: temperature,
             alternatives: [tokens[best]])
+    }
+
+    /// Resets the state and feeds it the prompt but its last token (the search's first input), and after it, with a
+    /// `draft`, that token and the draft's tokens but the last. Returns the no-speech probability at the start of
+    /// transcript (0 when that is the search's first input) and the draft's accepted start (`acceptedDraft`); the
+    /// state then holds the tokens before the search's first input: the prompt's, and the accepted ones but the last.
+    private func promptPass(
+        _ prompt: [Int], sotIndex: Int, draft: [Int]
+    ) -> (noSpeechProb: Double, accepted: (tokens: [Int], score: Double)) {
+        state.reset()
+        guard prompt.count > 1 else { return (0, ([], 0)) }
+        // Only the start-of-transcript row's output is read (its no-speech probability), and the rows that predict
+        // the draft's tokens.
+        let readsStart = sotIndex < prompt.count - 1
+        let draftRows = draft.indices.map { prompt.count - 1 + $0 }
+        let fed = Array(prompt.dropLast()) + (draft.isEmpty ? [] : [prompt[prompt.count - 1]] + draft.dropLast())
+        let hidden = state.forward([fed], outputRows: (readsStart ? [sotIndex] : []) + draftRows)
+        let noSpeechProb = readsStart ? noSpeechProbability(state.logits(hidden, rows: [0]), row: 0) : 0
+        guard !draft.isEmpty else { return (noSpeechProb, ([], 0)) }
+        let first = readsStart ? 1 : 0
+        let accepted = acceptedDraft(draft, logits: state.logits(hidden, rows: Array(first..<(first + draft.count))))
+        state.truncate(to: prompt.count - 1 + accepted.tokens.count)
+        return (noSpeechProb, accepted)
     }
 
     private func beamSearch(
