@@ -291,7 +291,7 @@ public struct WindowRequest: Sendable, Hashable {
     public var scoresPrefix: Bool = true
     /// Tokens a decode of less of this audio found after the prefix. Beam search at temperature 0 checks them in its
     /// first pass and starts after the longest run of them that the decoder finds most likely, each with a
-    /// probability of at least one half, instead of generating them one step at a time. Ignored at other
+    /// probability of at least `Search.draftMinimumProbability` (0.3), instead of generating them one step at a time. Ignored at other
     /// temperatures, with greedy decoding and without a start-of-transcript sequence before them.
     public var draftTokens: [Int] = []
     /// Seconds added to every time in the result: where the window starts in the audio.

@@ -107,11 +107,14 @@ struct Search {
         let readsStart = sotIndex < prompt.count - 1
         let draftRows = draft.indices.map { prompt.count - 1 + $0 }
         let fed = Array(prompt.dropLast()) + (draft.isEmpty ? [] : [prompt[prompt.count - 1]] + draft.dropLast())
-        let hidden = state.forward([fed], outputRows: (readsStart ? [sotIndex] : []) + draftRows)
-        let noSpeechProb = readsStart ? noSpeechProbability(state.logits(hidden, rows: [0]), row: 0) : 0
+        let outputRows = (readsStart ? [sotIndex] : []) + draftRows
+        let hidden = state.forward([fed], outputRows: outputRows)
+        guard !outputRows.isEmpty else { return (0, ([], 0)) }
+        // One product with the vocabulary for every row read: its weights are read once.
+        let logits = state.logits(hidden, rows: Array(outputRows.indices))
+        let noSpeechProb = readsStart ? noSpeechProbability(logits, row: 0) : 0
         guard !draft.isEmpty else { return (noSpeechProb, ([], 0)) }
-        let first = readsStart ? 1 : 0
-        let accepted = acceptedDraft(draft, logits: state.logits(hidden, rows: Array(first..<(first + draft.count))))
+        let accepted = acceptedDraft(draft, logits: logits, firstRow: readsStart ? 1 : 0)
         state.truncate(to: prompt.count - 1 + accepted.tokens.count)
         return (noSpeechProb, accepted)
     }
@@ -194,14 +197,14 @@ struct Search {
     }
 
     /// The longest start of `draft` whose every token is its row's most likely one (after the filters) with a
-    /// probability of at least `draftMinimumProbability`, and the sum of their log probabilities. Row i of `logits`
-    /// predicts `draft[i]`.
-    private func acceptedDraft(_ draft: [Int], logits: Tensor) -> (tokens: [Int], score: Double) {
+    /// probability of at least `draftMinimumProbability`, and the sum of their log probabilities. Row `firstRow + i`
+    /// of `logits` predicts `draft[i]`.
+    private func acceptedDraft(_ draft: [Int], logits: Tensor, firstRow: Int) -> (tokens: [Int], score: Double) {
         let vocabulary = model.vocabularySize
         let minimum = Float(log(Search.draftMinimumProbability))
         var score = 0.0
         for (i, token) in draft.enumerated() {
-            let row = logits.pointer + i * vocabulary
+            let row = logits.pointer + (firstRow + i) * vocabulary
             for filter in filters { filter.apply(row, vocabularySize: vocabulary, generated: Array(draft[..<i]), step: i) }
             guard let top = Kernels.logSoftmaxTop(row, count: vocabulary, k: 1).first,
                   top.index == token, top.logprob >= minimum else {
